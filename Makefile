@@ -1,0 +1,43 @@
+# gonuts — two commands on a new machine: `make run` (play) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test lint typecheck unit bench lock clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements/lock.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/lock.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+run: setup
+	$(BIN)/gonuts play --players 3 --humans 1
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: setup
+	$(BIN)/mypy
+
+unit: setup
+	$(BIN)/pytest -n auto
+
+test: lint typecheck unit
+
+bench: setup
+	$(BIN)/python benchmarks/random_playouts.py
+
+# Regenerate the lock file after changing dependencies in pyproject.toml.
+lock:
+	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --no-emit-index-url \
+	  --no-emit-find-links --extra dev --strip-extras -o requirements/lock.txt \
+	  pyproject.toml requirements/build.in
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

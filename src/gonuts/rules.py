@@ -1,0 +1,183 @@
+"""The round flow (RULES.md "Setup", "A round"): select, reveal, resolve by position, refill, end.
+
+Functions here change a :class:`~gonuts.state.GameState` in place and are the only way the
+rules move a game forward; the ★ powers live in :mod:`gonuts.powers`. Validation happens before
+any change, so a refused action leaves the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from gonuts import actions as A
+from gonuts import scoring
+from gonuts.cards import KIND_IDS, NUM_KINDS, check_player_count
+from gonuts.errors import GameOverError, IllegalActionError, NotYourTurnError
+from gonuts.events import Event, EventType
+from gonuts.powers import POWER_BY_PHASE, POWERS, emit, forget_drawn
+from gonuts.state import GameConfig, GameState, Phase
+
+K: Final = NUM_KINDS
+
+_PICKS: Final = tuple(tuple(range(A.PICK_BASE, A.PICK_BASE + n + 1)) for n in range(8))
+
+
+def setup(state: GameState, config: GameConfig, *, events: bool = True) -> None:
+    """Deal a new game into ``state``: row positions 1 … N+1 from the top of the deck."""
+    n = config.num_players
+    check_player_count(n)
+    state.config = config
+    state.n = n
+    state.deck = list(reversed(config.initial_deck))
+    state.row = [state.deck.pop() for _ in range(n + 1)]
+    state.discard = []
+    state.coll = [0] * (n * K)
+    state.round = 1
+    state.picks = [-1] * n
+    state.phase = Phase.SELECT
+    state.pos = 0
+    state.actor = -1
+    state.step = 0
+    state.passes = []
+    state.known = {}
+    state.winners = ()
+    state.events = [] if events else None
+    state.history = None
+    emit(state, EventType.ROUND_STARTED, round=1, cards=tuple(KIND_IDS[c] for c in state.row))
+
+
+def to_act(g: GameState) -> list[int]:
+    """Seats that must act now, ascending (several in a simultaneous phase)."""
+    phase = g.phase
+    if phase is Phase.SELECT:
+        return [p for p in range(g.n) if g.picks[p] < 0]
+    if phase is Phase.OVER:
+        return []
+    return POWER_BY_PHASE[phase].to_act(g)
+
+
+def legal_ids(g: GameState, player: int) -> Sequence[int]:
+    """Action ids ``player`` may take now; empty if they have nothing to decide."""
+    phase = g.phase
+    if phase is Phase.SELECT:
+        return _PICKS[g.n] if 0 <= player < g.n and g.picks[player] < 0 else ()
+    if phase is Phase.OVER:
+        return ()
+    power = POWER_BY_PHASE[phase]
+    if phase is not Phase.CINNAMON_TWIST and player != g.actor:
+        return ()
+    if not 0 <= player < g.n:
+        return ()
+    return power.legal(g, player)
+
+
+def apply(g: GameState, player: int, action_id: int) -> None:
+    """Validate and carry out one decision, then run the game forward to the next decision."""
+    phase = g.phase
+    if phase is Phase.OVER:
+        raise GameOverError(f"the game is over; player {player} cannot act")
+    legal = legal_ids(g, player)
+    if not legal:
+        raise NotYourTurnError(f"player {player} has no decision to take now")
+    if action_id not in legal:
+        raise IllegalActionError(
+            f"{A.ACTIONS[action_id]} is not legal for player {player} now "
+            f"(legal: {', '.join(sorted(A.ACTIONS[i].notation for i in legal))})"
+        )
+    g.history = (g.history, player, action_id)
+    if phase is Phase.SELECT:
+        g.picks[player] = action_id - A.PICK_BASE
+        if -1 not in g.picks:
+            _reveal(g)
+        return
+    if POWER_BY_PHASE[phase].apply(g, player, action_id) or not POWER_BY_PHASE[phase].settle(g):
+        _power_done(g)
+
+
+def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
+    """:func:`apply` without validation or history, for search that only plays legal actions."""
+    if g.phase is Phase.SELECT:
+        g.picks[player] = action_id - A.PICK_BASE
+        if -1 not in g.picks:
+            _reveal(g)
+        return
+    power = POWER_BY_PHASE[g.phase]
+    if power.apply(g, player, action_id) or not power.settle(g):
+        _power_done(g)
+
+
+def _reveal(g: GameState) -> None:
+    if g.events is not None:
+        g.events.append(Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks)))  # fmt: skip
+    g.pos = 0
+    _resolve(g)
+
+
+def _power_done(g: GameState) -> None:
+    g.phase = Phase.SELECT
+    g.pos += 1
+    _resolve(g)
+
+
+def _resolve(g: GameState) -> None:
+    """Resolve row positions from ``g.pos`` on; stop at a pending decision, else refill."""
+    picks = g.picks
+    row = g.row
+    coll = g.coll
+    positions = g.n + 1
+    events = g.events
+    while g.pos < positions:
+        i = g.pos
+        chosen = picks.count(i)
+        if chosen == 1:
+            taker = picks.index(i)
+            card = row[i]
+            row[i] = -1
+            coll[taker * K + card] += 1
+            if events is not None:
+                events.append(Event(EventType.CARD_TAKEN, player=taker, card=KIND_IDS[card], position=i + 1))  # fmt: skip
+            power = POWERS[card]
+            if power is not None:
+                g.actor = taker
+                if power.start(g, taker) and power.settle(g):
+                    g.phase = power.phase
+                    return
+        elif chosen > 1:
+            card = row[i]
+            row[i] = -1
+            g.discard.append(card)
+            if events is not None:
+                who = tuple(p for p in range(g.n) if picks[p] == i)
+                events.append(Event(EventType.CARD_CONTESTED, card=KIND_IDS[card], position=i + 1, players=who))  # fmt: skip
+        g.pos = i + 1
+    _refill(g)
+
+
+def _refill(g: GameState) -> None:
+    row = g.row
+    empty = [i for i in range(g.n + 1) if row[i] < 0]
+    deck = g.deck
+    if len(deck) < len(empty):
+        _end(g)
+        return
+    for i in empty:
+        row[i] = deck.pop()
+    if g.known:
+        forget_drawn(g)
+    g.round += 1
+    g.picks = [-1] * g.n
+    g.phase = Phase.SELECT
+    g.pos = 0
+    if g.events is not None:
+        g.events.append(Event(EventType.ROW_REFILLED, positions=tuple(i + 1 for i in empty),
+                              cards=tuple(KIND_IDS[row[i]] for i in empty)))  # fmt: skip
+        g.events.append(Event(EventType.ROUND_STARTED, round=g.round, cards=tuple(KIND_IDS[c] for c in row)))  # fmt: skip
+
+
+def _end(g: GameState) -> None:
+    g.phase = Phase.OVER
+    totals = scoring.scores(g.coll, g.n)
+    sizes = [g.cards_owned(p) for p in range(g.n)]
+    g.winners = scoring.winners(totals, sizes)
+    emit(g, EventType.GAME_OVER, scores=tuple(totals), players=g.winners)

@@ -1,0 +1,191 @@
+"""End-game scoring (RULES.md "Scoring at the end") and the winners with both tie-breaks.
+
+:func:`scores` is the fast path (search calls it at every leaf); :func:`breakdown` explains
+each point for screens. Both read the same tables below, and the tests check they agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from gonuts.cards import (
+    BEAR_CLAW,
+    BOSTON_CREAM,
+    COFFEE,
+    DAY_OLD,
+    DONUT_HOLES,
+    JELLY_FILLED,
+    KINDS,
+    MAPLE_BAR,
+    MAPLE_FROSTED,
+    MUCHO_MATCHA,
+    NEGATIVE_KINDS,
+    NUM_KINDS,
+    OLD_FASHIONED,
+    PLAIN,
+    RED_VELVET,
+    STRAWBERRY_GLAZED,
+)
+
+K: Final = NUM_KINDS
+
+SET_TABLES: Final[dict[int, tuple[int, ...]]] = {
+    # points for owning 0, 1, 2, … of the kind; counts past the end score as the last entry
+    DONUT_HOLES: (0, 1, 3, 6, 10, 15),
+    JELLY_FILLED: (0, 0, 5, 5, 10, 10, 15),
+    BOSTON_CREAM: (0, 0, 6, 0, 15, 0, 25),
+}
+FIXED_POINTS: Final[dict[int, int]] = {
+    k.index: k.base_points for k in KINDS if k.base_points is not None and k.base_points != 0
+}
+PLAIN_MAJORITY_BONUS: Final = 3
+PLAIN_TIE_BONUS: Final = 1
+MAPLE_BAR_POINTS, MAPLE_BAR_MIN_KINDS = 3, 7  # more than 6 kinds
+MUCHO_MATCHA_POINTS, MUCHO_MATCHA_MAX_KINDS = 3, 6  # fewer than 7 kinds
+OLD_FASHIONED_POINTS, OLD_FASHIONED_MAX_CARDS = 5, 9  # fewer than 10 cards
+MAPLE_FROSTED_POINTS: Final = 5
+
+_HOLES = SET_TABLES[DONUT_HOLES]
+_JELLY = SET_TABLES[JELLY_FILLED]
+_BOSTON = SET_TABLES[BOSTON_CREAM]
+_FIXED = tuple(FIXED_POINTS.items())
+
+
+def set_points(kind: int, count: int) -> int:
+    table = SET_TABLES[kind]
+    return table[min(count, len(table) - 1)]
+
+
+def plain_bonuses(plain_counts: Sequence[int]) -> list[int]:
+    """Majority bonus per player: +3 for the strict most, +1 each when tied; none for zero."""
+    most = max(plain_counts)
+    if most == 0:
+        return [0] * len(plain_counts)
+    bonus = PLAIN_MAJORITY_BONUS if plain_counts.count(most) == 1 else PLAIN_TIE_BONUS
+    return [bonus if c == most else 0 for c in plain_counts]
+
+
+def scores(coll: Sequence[int], n: int) -> list[int]:
+    """Every player's total, from flat collections ``coll[player * K + kind]``."""
+    sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
+    bonuses = plain_bonuses([coll[p * K + PLAIN] for p in range(n)])
+    fewest = min(sizes)
+    out = []
+    for p in range(n):
+        c = coll[p * K : p * K + K]
+        s = c[PLAIN] + bonuses[p]
+        for kind, points in _FIXED:
+            s += points * c[kind]
+        s += _HOLES[min(c[DONUT_HOLES], 5)] + _JELLY[min(c[JELLY_FILLED], 6)]
+        s += _BOSTON[min(c[BOSTON_CREAM], 6)]
+        kinds = K - c.count(0)
+        if kinds >= MAPLE_BAR_MIN_KINDS:
+            s += MAPLE_BAR_POINTS * c[MAPLE_BAR]
+        if kinds <= MUCHO_MATCHA_MAX_KINDS:
+            s += MUCHO_MATCHA_POINTS * c[MUCHO_MATCHA]
+        if sizes[p] <= OLD_FASHIONED_MAX_CARDS:
+            s += OLD_FASHIONED_POINTS * c[OLD_FASHIONED]
+        if sizes[p] == fewest:
+            s += MAPLE_FROSTED_POINTS * c[MAPLE_FROSTED]
+        if c[COFFEE]:
+            s += c[COFFEE] * (c[RED_VELVET] + c[BEAR_CLAW] + c[DAY_OLD] + c[STRAWBERRY_GLAZED])
+        out.append(s)
+    return out
+
+
+def winners(totals: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
+    """Highest total; then most cards; still tied, all of them share the victory."""
+    best = max(totals)
+    tied = [p for p, t in enumerate(totals) if t == best]
+    most = max(sizes[p] for p in tied)
+    return tuple(p for p in tied if sizes[p] == most)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    """What one kind contributes to one player's score, and why."""
+
+    kind: str
+    count: int
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreBreakdown:
+    """One player's score, kind by kind (only kinds they own), plus the facts it depends on."""
+
+    player: int
+    total: int
+    cards: int
+    kinds: int
+    lines: tuple[ScoreLine, ...]
+
+    def points_by_kind(self) -> dict[str, int]:
+        return {line.kind: line.points for line in self.lines}
+
+
+def breakdown(coll: Sequence[int], n: int) -> list[ScoreBreakdown]:
+    """Each player's score explained kind by kind; totals equal :func:`scores`."""
+    sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
+    plain_counts = [coll[p * K + PLAIN] for p in range(n)]
+    bonuses = plain_bonuses(plain_counts)
+    fewest = min(sizes)
+    result = []
+    for p in range(n):
+        c = coll[p * K : p * K + K]
+        kinds = K - c.count(0)
+        negatives = sum(c[k] for k in NEGATIVE_KINDS)
+        lines = []
+        for kind in range(K):
+            count = c[kind]
+            if count:
+                points, reason = _kind_points(
+                    kind, count, kinds=kinds, cards=sizes[p], fewest=fewest,
+                    plain_bonus=bonuses[p], negatives=negatives, n=n,
+                )  # fmt: skip
+                lines.append(ScoreLine(KINDS[kind].id, count, points, reason))
+        total = sum(line.points for line in lines)
+        result.append(ScoreBreakdown(p, total, sizes[p], kinds, tuple(lines)))
+    return result
+
+
+def _kind_points(
+    kind: int,
+    count: int,
+    *,
+    kinds: int,
+    cards: int,
+    fewest: int,
+    plain_bonus: int,
+    negatives: int,
+    n: int,
+) -> tuple[int, str]:
+    """Points for ``count`` cards of ``kind`` and a short reason (one place per scoring rule)."""
+    if kind in SET_TABLES:
+        return set_points(kind, count), f"set of {count}"
+    if kind == PLAIN:
+        if plain_bonus == PLAIN_MAJORITY_BONUS:
+            return count + plain_bonus, f"{count} × 1, +3 for the most Plain"
+        if plain_bonus == PLAIN_TIE_BONUS:
+            return count + plain_bonus, f"{count} × 1, +1 tied for the most Plain"
+        return count, f"{count} × 1, no majority"
+    if kind == MAPLE_BAR:
+        ok = kinds >= MAPLE_BAR_MIN_KINDS
+        return (MAPLE_BAR_POINTS * count if ok else 0), f"{kinds} kinds ({'>' if ok else '≤'} 6)"
+    if kind == MUCHO_MATCHA:
+        ok = kinds <= MUCHO_MATCHA_MAX_KINDS
+        return (MUCHO_MATCHA_POINTS * count if ok else 0), f"{kinds} kinds ({'<' if ok else '≥'} 7)"
+    if kind == OLD_FASHIONED:
+        ok = cards <= OLD_FASHIONED_MAX_CARDS
+        return (OLD_FASHIONED_POINTS * count if ok else 0), f"{cards} cards ({'<' if ok else '≥'} 10)"
+    if kind == MAPLE_FROSTED:
+        ok = cards == fewest
+        why = "fewest cards" if ok else f"{cards} cards, fewest is {fewest}"
+        return (MAPLE_FROSTED_POINTS * count if ok else 0), why
+    if kind == COFFEE:
+        return count * negatives, f"{count} × {negatives} negative card(s)"
+    points = FIXED_POINTS.get(kind, 0)
+    return points * count, f"{count} × {points}"

@@ -1,0 +1,149 @@
+"""The compact game state: plain lists of small ints, cheap to copy.
+
+Search copies states millions of times, so the state is a handful of flat ``list[int]`` fields
+(card kinds are indexes into :data:`gonuts.cards.KINDS`) and copying is a few list slices.
+Configuration that never changes during a game (seat names, the deck as dealt) lives in a
+shared immutable :class:`GameConfig`. The rules that change a state are in :mod:`gonuts.rules`;
+the friendly API on top is :class:`gonuts.game.Game`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final, TypeVar
+
+from gonuts.cards import NUM_KINDS
+from gonuts.events import Event
+
+K: Final = NUM_KINDS
+
+S = TypeVar("S", bound="GameState")
+
+# A recorded action: (previous entry or None, player, action id). A linked list, so copying a
+# state shares its history instead of copying it.
+History = tuple["History | None", int, int]
+
+
+class Phase(Enum):
+    """What the game is waiting for."""
+
+    SELECT = "select"
+    """Every player secretly picks a row position."""
+    FRENCH_CRULLER = "french_cruller"
+    DOUBLE_CHOCOLATE = "double_chocolate"
+    RED_VELVET = "red_velvet"
+    SPRINKLED = "sprinkled"
+    BEAR_CLAW = "bear_claw"
+    CINNAMON_TWIST = "cinnamon_twist"
+    """Every player (with a real choice) secretly picks a card to pass left."""
+    DAY_OLD = "day_old"
+    MILK = "milk"
+    RASPBERRY_FROSTED = "raspberry_frosted"
+    STRAWBERRY_GLAZED = "strawberry_glazed"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """What is fixed for a whole game; shared by every copy of its states."""
+
+    players: tuple[str, ...]
+    initial_deck: tuple[int, ...]
+    """The deck as shuffled, top card first (so a record can be written from any state)."""
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+
+class GameState:
+    """Everything about a game in progress, as plain data (see module docstring)."""
+
+    __slots__ = (
+        "actor",
+        "coll",
+        "config",
+        "deck",
+        "discard",
+        "events",
+        "history",
+        "known",
+        "n",
+        "passes",
+        "phase",
+        "picks",
+        "pos",
+        "round",
+        "row",
+        "step",
+        "winners",
+    )
+
+    config: GameConfig
+    n: int
+    """Number of players."""
+    deck: list[int]
+    """The deck, bottom card first: the top card is ``deck[-1]``."""
+    row: list[int]
+    """Row positions 0 … n (shown 1-based); ``-1`` where empty."""
+    discard: list[int]
+    """The discard pile, bottom first: the top card is ``discard[-1]``."""
+    coll: list[int]
+    """Collections, flat: ``coll[player * K + kind]`` is a count."""
+    round: int
+    picks: list[int]
+    """Each player's selection this round (0-based position), ``-1`` until chosen."""
+    phase: Phase
+    pos: int
+    """The row position being resolved (0-based) while powers are pending."""
+    actor: int
+    """The player whose power is being resolved (and who decides, in one-player phases)."""
+    step: int
+    """Progress inside a multi-step power (Day-Old takes, Milk discards)."""
+    passes: list[int]
+    """Cinnamon Twist: kind each player passes, ``-1`` until chosen."""
+    known: dict[int, tuple[int, int]]
+    """Private deck knowledge: player → (deck length L, kind) meaning ``deck[L-1]`` is kind."""
+    winners: tuple[int, ...]
+    events: list[Event] | None
+    """The event log, or None when not kept (search copies)."""
+    history: History | None
+
+    def copy(self: S, *, events: bool = True) -> S:
+        """An independent copy. ``events=False`` drops the event log (much cheaper for search)."""
+        c = object.__new__(type(self))
+        c.config = self.config
+        c.n = self.n
+        c.deck = self.deck[:]
+        c.row = self.row[:]
+        c.discard = self.discard[:]
+        c.coll = self.coll[:]
+        c.round = self.round
+        c.picks = self.picks[:]
+        c.phase = self.phase
+        c.pos = self.pos
+        c.actor = self.actor
+        c.step = self.step
+        c.passes = self.passes[:]
+        c.known = dict(self.known) if self.known else {}
+        c.winners = self.winners
+        c.events = self.events[:] if (events and self.events is not None) else None
+        c.history = self.history
+        return c
+
+    # -- small queries used by the rules, scoring and views -----------------------------------
+
+    def count(self, player: int, kind: int) -> int:
+        return self.coll[player * K + kind]
+
+    def collection_counts(self, player: int) -> list[int]:
+        """Counts of each kind in ``player``'s collection (a new list)."""
+        return self.coll[player * K : player * K + K]
+
+    def cards_owned(self, player: int) -> int:
+        return sum(self.coll[player * K : player * K + K])
+
+    def kinds_in_discard(self) -> list[int]:
+        """Distinct kinds in the discard pile, ascending."""
+        return sorted(set(self.discard))
