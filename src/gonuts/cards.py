@@ -17,7 +17,7 @@ MAX_PLAYERS: Final = 6
 
 
 class Colour(Enum):
-    """The background colour (and number of dots) that says from which player count a card is used."""
+    """A card's background colour (and dots): the smallest player count that uses it."""
 
     GREEN = 2
     PINK = 3

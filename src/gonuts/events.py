@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from gonuts.cards import KIND_BY_ID
 
 
-class EventType(str, Enum):
+class EventType(StrEnum):
     ROUND_STARTED = "round_started"
     """A round began: ``round``; the row is full (``cards`` lists it, ``null`` never occurs)."""
     SELECTIONS_REVEALED = "selections_revealed"
@@ -33,7 +33,7 @@ class EventType(str, Enum):
     ROW_CARD_DISCARDED = "row_card_discarded"
     """``player``'s French Cruller discarded ``card`` from row ``position``."""
     CARD_DISCARDED = "card_discarded"
-    """``card`` from ``other``'s collection went onto the discard pile, by ``player``'s ``source``."""
+    """``player``'s ``source`` put ``card`` from ``other``'s collection onto the discard pile."""
     CARD_MOVED = "card_moved"
     """``card`` moved from ``player`` to ``other`` (Sprinkled gift, Bear Claw, Cinnamon Twist)."""
     POWER_FIZZLED = "power_fizzled"
@@ -85,8 +85,9 @@ class Event:
         if t is EventType.CARD_TAKEN:
             return f"{who} takes the {card} from position {self.position}."
         if t is EventType.CARD_CONTESTED:
-            both = " and ".join(names[i] for i in self.players)
-            return f"{both} all chose position {self.position}: the {card} is discarded."
+            who_all = " and ".join(names[i] for i in self.players)
+            word = "both" if len(self.players) == 2 else "all"
+            return f"{who_all} {word} chose position {self.position}: the {card} is discarded."
         if t is EventType.CARD_DRAWN:
             return f"{who} draws a {card} from the deck ({src})."
         if t is EventType.CARD_PUT_BACK:
@@ -103,7 +104,9 @@ class Event:
         if t is EventType.POWER_FIZZLED:
             return f"{who}'s {src} has nothing to do."
         if t is EventType.ROW_REFILLED:
-            filled = ", ".join(f"{p}: {_card_name(c)}" for p, c in zip(self.positions, self.cards))
+            filled = ", ".join(
+                f"{p}: {_card_name(c)}" for p, c in zip(self.positions, self.cards, strict=True)
+            )
             return f"The row is refilled ({filled})."
         scores = ", ".join(f"{names[i]} {s}" for i, s in enumerate(self.scores))
         won = " and ".join(names[i] for i in self.players)

@@ -111,7 +111,9 @@ class Game:
     def collection(self, player: int) -> dict[str, int]:
         """Kind → count for one seat (kinds it does not own are left out)."""
         base = player * K
-        return {KIND_IDS[k]: self.state.coll[base + k] for k in range(K) if self.state.coll[base + k]}
+        return {
+            KIND_IDS[k]: self.state.coll[base + k] for k in range(K) if self.state.coll[base + k]
+        }
 
     @property
     def collections(self) -> list[dict[str, int]]:
@@ -187,6 +189,10 @@ class Game:
     def view(self, player: int) -> PlayerView:
         """What ``player`` may know, with nothing hidden reachable from it."""
         return make_view(self.state, player)
+
+    def public_view(self) -> PlayerView:
+        """What a spectator may know: public information only (``seat`` is None)."""
+        return make_view(self.state, None)
 
     @property
     def event_log(self) -> tuple[Event, ...]:

@@ -25,9 +25,9 @@ K = NUM_KINDS
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
-    """The game as seen from one seat."""
+    """The game as seen from one seat (or, with ``seat`` None, by a spectator: public only)."""
 
-    seat: int
+    seat: int | None
     players: tuple[str, ...]
     round: int
     phase: Phase
@@ -65,14 +65,16 @@ class PlayerView:
     def num_players(self) -> int:
         return len(self.players)
 
-    def to_act(self) -> bool:
+    @property
+    def must_act(self) -> bool:
+        """Whether this seat has a decision to take now."""
         return bool(self.legal)
 
 
-def make_view(g: GameState, seat: int) -> PlayerView:
-    """Copy out what ``seat`` may know of ``g``."""
+def make_view(g: GameState, seat: int | None) -> PlayerView:
+    """Copy out what ``seat`` may know of ``g`` (``None``: what a spectator may know)."""
     n = g.n
-    if not 0 <= seat < n:
+    if seat is not None and not 0 <= seat < n:
         raise ValueError(f"no seat {seat} in a {n}-player game")
     phase = g.phase
     revealed = phase is not Phase.SELECT
@@ -85,12 +87,12 @@ def make_view(g: GameState, seat: int) -> PlayerView:
     if phase is Phase.DOUBLE_CHOCOLATE and g.actor == seat:
         drawn = tuple(KIND_IDS[c] for c in g.deck[-2:][::-1])
     known_top = None
-    if seat in g.known:
+    if seat is not None and seat in g.known:
         length, kind = g.known[seat]
         if length == len(g.deck):
             known_top = KIND_IDS[kind]
     my_pass = None
-    if phase is Phase.CINNAMON_TWIST and g.passes and g.passes[seat] >= 0:
+    if phase is Phase.CINNAMON_TWIST and seat is not None and g.passes and g.passes[seat] >= 0:
         my_pass = KIND_IDS[g.passes[seat]]
     # Unseen cards: the deck for this player count minus everything this seat can see.
     unseen = list(deck_counts(n))
@@ -116,14 +118,16 @@ def make_view(g: GameState, seat: int) -> PlayerView:
         deck_size=len(g.deck),
         discard=tuple(KIND_IDS[c] for c in g.discard),
         collections=tuple(
-            MappingProxyType({KIND_IDS[k]: g.coll[p * K + k] for k in range(K) if g.coll[p * K + k]})
+            MappingProxyType(
+                {KIND_IDS[k]: g.coll[p * K + k] for k in range(K) if g.coll[p * K + k]}
+            )
             for p in range(n)
         ),
         scores=tuple(scores(g.coll, n)),
         winners=g.winners,
         selections=selections,
         waiting_for=tuple(to_act(g)),
-        legal=tuple(sorted(ACTIONS[i] for i in legal_ids(g, seat))),
+        legal=tuple(sorted(ACTIONS[i] for i in legal_ids(g, seat))) if seat is not None else (),
         power=power_id,
         actor=g.actor if power is not None else None,
         drawn=drawn,

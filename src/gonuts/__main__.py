@@ -1,0 +1,5 @@
+import sys
+
+from gonuts.cli import main
+
+sys.exit(main())

@@ -1,0 +1,101 @@
+"""``gonuts bench``: random playouts per second, per player count (see benchmarks/)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from gonuts.game import Game
+from gonuts.playout import random_playout
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    players: int
+    games: int
+    seconds: float
+    decisions: int
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def decisions_per_s(self) -> float:
+        return self.decisions / self.seconds
+
+
+def bench(players: int, seconds: float, seed: int = 0) -> BenchResult:
+    """Play complete random games (deal with a seeded shuffle, play, score) for ``seconds``."""
+    rng = random.Random(seed)
+    games = decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(50):
+            state = Game.new(players, seed=seed + games, events=False).state
+            decisions += random_playout(state, rng)
+            games += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return BenchResult(players, games, now - start, decisions)
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "bench",
+        help="measure random playouts per second (one core)",
+        description="Plays complete random games for each player count and prints games/s "
+        "and decisions/s on one core.",
+    )
+    p.add_argument("--players", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per player count")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console()
+    try:
+        counts = [int(x) for x in args.players.split(",")]
+    except ValueError:
+        console.print("[red]--players: a comma-separated list of numbers[/red]")
+        return 2
+    if any(not 2 <= c <= 6 for c in counts):
+        console.print("[red]--players: each count must be 2 to 6[/red]")
+        return 2
+    results = []
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("benchmarking", total=len(counts))
+        for c in counts:
+            progress.update(task, description=f"{c} players")
+            results.append(bench(c, args.seconds))
+            progress.advance(task)
+    table = Table(title="Random playouts, one core")
+    for col in ("players", "games", "seconds", "games/s", "decisions/s"):
+        table.add_column(col, justify="right")
+    for r in results:
+        table.add_row(
+            str(r.players),
+            str(r.games),
+            f"{r.seconds:.2f}",
+            f"{r.games_per_s:,.0f}",
+            f"{r.decisions_per_s:,.0f}",
+        )
+    console.print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            rows = [
+                asdict(r) | {"games_per_s": r.games_per_s, "decisions_per_s": r.decisions_per_s}
+                for r in results
+            ]
+            json.dump(rows, f, indent=1)
+    return 0

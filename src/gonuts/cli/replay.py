@@ -1,0 +1,78 @@
+"""``gonuts replay FILE``: check a record against the rules and show where it leads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from gonuts.errors import RecordError
+from gonuts.record import Record, replay_summary
+from gonuts.render import breakdown_table, table_renderable
+
+EXIT_BAD_RECORD = 2
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "replay",
+        help="replay a game record and show the state it reaches",
+        description="Apply a gonuts-record/1 file (or - for standard input) and print the "
+        "state it reaches. A bad record exits with status 2 and one line on stderr.",
+    )
+    p.add_argument("file", help="record file, or - for standard input")
+    p.add_argument("--json", action="store_true", help="print the RECORD.md JSON object")
+    p.add_argument("--log", action="store_true", help="also print the event log")
+    p.add_argument("--upto", type=int, metavar="N", help="replay only the first N actions")
+    p.set_defaults(handler=run)
+
+
+def read_source(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    with open(name, "rb") as f:
+        return f.read()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        raw = read_source(args.file)
+    except OSError as exc:
+        return fail(f"cannot read {args.file}: {exc.strerror or exc}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return fail("invalid JSON: the file is not UTF-8 text")
+    try:
+        record = Record.from_json(text)
+        game = record.replay(upto=args.upto)
+    except RecordError as exc:
+        return fail(str(exc))
+    if args.json:
+        sys.stdout.write(json.dumps(replay_summary(game), ensure_ascii=False) + "\n")
+        return 0
+    console = Console(highlight=False)
+    view = game.public_view()
+    title = f"{', '.join(game.players)} — {len(record.actions)} actions, round {game.round}"
+    console.print(table_renderable(view, title=title))
+    if game.is_over:
+        console.print(breakdown_table(game.players, game.score_breakdown(), game.winner_seats))
+        names = " and ".join(game.players[p] for p in game.winner_seats)
+        console.print(f"[bold]Game over.[/bold] Winner: [yellow]{names}[/yellow]")
+    else:
+        for p in game.to_act:
+            legal = ", ".join(str(a) for a in game.legal_actions(p))
+            console.print(f"Waiting for [bold]{game.players[p]}[/bold] (seat {p}): {legal}")
+    if args.log:
+        console.rule("Event log")
+        for event in view.events:
+            console.print(event.describe(game.players))
+    return 0
+
+
+def fail(message: str) -> int:
+    print(f"gonuts replay: {message}", file=sys.stderr)
+    return EXIT_BAD_RECORD
