@@ -50,6 +50,10 @@ class PlayerView:
     """The ★ card whose power is being resolved, if any."""
     actor: int | None
     """Who took that card."""
+    resolving: int | None
+    """The row position (1-based) whose card's power is being resolved, if any."""
+    step: int
+    """Progress inside that power: cards taken so far (Day-Old) or discarded so far (Milk)."""
     drawn: tuple[str, ...]
     """Double Chocolate: the two cards this seat drew and must choose between."""
     known_deck_top: str | None
@@ -130,6 +134,8 @@ def make_view(g: GameState, seat: int | None) -> PlayerView:
         legal=tuple(sorted(ACTIONS[i] for i in legal_ids(g, seat))) if seat is not None else (),
         power=power_id,
         actor=g.actor if power is not None else None,
+        resolving=g.pos + 1 if power is not None else None,
+        step=g.step if phase in (Phase.DAY_OLD, Phase.MILK) else 0,
         drawn=drawn,
         known_deck_top=known_top,
         my_pass=my_pass,
