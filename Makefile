@@ -18,8 +18,8 @@ run: setup
 	$(BIN)/gonuts play --players 3 --humans 1
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
 
 typecheck: setup
 	$(BIN)/mypy
@@ -30,7 +30,7 @@ unit: setup
 test: lint typecheck unit
 
 bench: setup
-	$(BIN)/python benchmarks/random_playouts.py
+	$(BIN)/gonuts bench
 
 # Regenerate the lock file after changing dependencies in pyproject.toml.
 lock:

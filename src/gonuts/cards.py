@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from typing import Final
 
 MIN_PLAYERS: Final = 2
@@ -151,12 +152,14 @@ def kind_count(kind: CardKind, players: int) -> int:
     return kind.count
 
 
+@cache
 def deck_counts(players: int) -> tuple[int, ...]:
     """Count of each kind (by index) in the deck for ``players``."""
     check_player_count(players)
     return tuple(kind_count(k, players) for k in KINDS)
 
 
+@cache
 def canonical_deck(players: int) -> tuple[int, ...]:
     """The deck for ``players`` in table order (kind by kind), before shuffling."""
     counts = deck_counts(players)

@@ -18,9 +18,16 @@ def random_playout(g: GameState, rng: random.Random) -> int:
     to_act = rules.to_act
     legal_ids = rules.legal_ids
     step = rules.apply_unchecked
+    select_all = rules.select_all
     over = Phase.OVER
+    select = Phase.SELECT
     decisions = 0
     while g.phase is not over:
+        if g.phase is select:
+            width = g.n + 1
+            decisions += g.picks.count(-1)
+            select_all(g, [int(rand() * width) for _ in range(g.n)])
+            continue
         for player in to_act(g):
             ids = legal_ids(g, player)
             step(g, player, ids[int(rand() * len(ids))])

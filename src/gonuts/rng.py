@@ -20,6 +20,7 @@ T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
+_LIMITS = [0] + [(1 << 64) - ((1 << 64) % n) for n in range(1, 128)]
 
 
 class SplitMix64:
@@ -56,7 +57,7 @@ def seeded_shuffle(items: Sequence[T], seed: int) -> list[T]:
     state = seed & _MASK
     for i in range(len(out) - 1, 0, -1):
         bound = i + 1
-        limit = (1 << 64) - ((1 << 64) % bound)
+        limit = _LIMITS[bound] if bound < len(_LIMITS) else (1 << 64) - ((1 << 64) % bound)
         while True:
             state = (state + _GOLDEN) & _MASK
             z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK

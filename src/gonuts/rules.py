@@ -107,6 +107,18 @@ def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
         _power_done(g)
 
 
+def select_all(g: GameState, positions: Sequence[int]) -> None:
+    """Unchecked: every player still choosing picks ``positions[player]`` (0-based); reveal.
+
+    The fast path for random playouts and batched environments, where every pick is legal.
+    """
+    picks = g.picks
+    for player in range(g.n):
+        if picks[player] < 0:
+            picks[player] = positions[player]
+    _reveal(g)
+
+
 def _reveal(g: GameState) -> None:
     if g.events is not None:
         g.events.append(Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks)))  # fmt: skip

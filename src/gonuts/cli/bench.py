@@ -33,16 +33,34 @@ class BenchResult:
         return self.decisions / self.seconds
 
 
-def bench(players: int, seconds: float, seed: int = 0) -> BenchResult:
-    """Play complete random games (deal with a seeded shuffle, play, score) for ``seconds``."""
+def checked_playout(game: Game, rng: random.Random) -> int:
+    """Random play through the validated public API (legal actions as objects, checked apply)."""
+    decisions = 0
+    while not game.is_over:
+        for player in game.to_act:
+            legal = game.legal_actions(player)
+            game.apply(player, legal[int(rng.random() * len(legal))])
+            decisions += 1
+    return decisions
+
+
+def bench(players: int, seconds: float, seed: int = 0, *, checked: bool = False) -> BenchResult:
+    """Play complete random games (deal with a seeded shuffle, play, score) for ``seconds``.
+
+    The default is the search path (:func:`gonuts.playout.random_playout`, no event log);
+    ``checked`` plays through :class:`~gonuts.game.Game` with validation and the event log.
+    """
     rng = random.Random(seed)
     games = decisions = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
         for _ in range(50):
-            state = Game.new(players, seed=seed + games, events=False).state
-            decisions += random_playout(state, rng)
+            if checked:
+                decisions += checked_playout(Game.new(players, seed=seed + games), rng)
+            else:
+                state = Game.new(players, seed=seed + games, events=False).state
+                decisions += random_playout(state, rng)
             games += 1
         now = time.perf_counter()
         if now >= deadline:
@@ -58,6 +76,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--players", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
     p.add_argument("--seconds", type=float, default=3.0, help="time per player count")
+    p.add_argument(
+        "--checked",
+        action="store_true",
+        help="play through the validated public API with event logs (slower)",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.set_defaults(handler=run)
 
@@ -77,9 +100,10 @@ def run(args: argparse.Namespace) -> int:
         task = progress.add_task("benchmarking", total=len(counts))
         for c in counts:
             progress.update(task, description=f"{c} players")
-            results.append(bench(c, args.seconds))
+            results.append(bench(c, args.seconds, checked=args.checked))
             progress.advance(task)
-    table = Table(title="Random playouts, one core")
+    mode = "checked public API" if args.checked else "search fast path"
+    table = Table(title=f"Random games, one core ({mode})")
     for col in ("players", "games", "seconds", "games/s", "decisions/s"):
         table.add_column(col, justify="right")
     for r in results:

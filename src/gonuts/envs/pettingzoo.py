@@ -1,0 +1,285 @@
+"""PettingZoo environments: :func:`parallel_env` (ParallelEnv) and :func:`env` (AEC).
+
+Agents are ``player_0`` … ``player_{N-1}`` (seat order). Every agent observes
+``{"observation": float32[OBS_SIZE], "action_mask": int8[521]}`` built from its own
+:class:`~gonuts.view.PlayerView` (see :mod:`gonuts.envs.encoding`); the mask is all zeros for
+an agent with nothing to decide.
+
+* **Parallel**: one ``step`` per decision point. The simultaneous selection is one step for
+  every player; a Cinnamon Twist pass is one step for every player with a choice; every other
+  decision (a ★ power's choices) is a step where only that agent acts. Actions of agents that
+  have nothing to decide are ignored.
+* **AEC**: one agent at a time, ``agent_selection`` being the lowest seat that must act; in a
+  simultaneous phase the others' pending choices stay hidden (the views never show them).
+
+An action that is missing or illegal is replaced by the lowest legal id and flagged with
+``infos[agent]["illegal_action"] = True`` (``illegal_action="raise"`` refuses it instead).
+Rewards are 0 until the game ends, then the terminal reward of ``reward`` (``"win_share"``:
+1 to a sole winner, split on a shared victory; ``"score_diff"``: own score minus the best other
+score). Games always end, so there is no truncation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv, ParallelEnv
+
+from gonuts import rules
+from gonuts.envs._core import (
+    SEED_BOUND,
+    IllegalPolicy,
+    agent_name,
+    check_options,
+    engine_action,
+    new_game,
+    render_text,
+)
+from gonuts.envs.encoding import (
+    NUM_ENV_ACTIONS,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    action_mask,
+    encode_observation,
+    terminal_rewards,
+)
+from gonuts.game import Game
+
+Obs = dict[str, np.ndarray[Any, Any]]
+
+METADATA: dict[str, Any] = {
+    "name": "gonuts_v0",
+    "render_modes": ["ansi", "human"],
+    "is_parallelizable": True,
+}
+
+
+def _spaces(agents: list[str]) -> tuple[dict[str, spaces.Dict], dict[str, spaces.Discrete]]:
+    obs = {
+        a: spaces.Dict(
+            {
+                "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ENV_ACTIONS,), np.int8),
+            }
+        )
+        for a in agents
+    }
+    act = {a: spaces.Discrete(NUM_ENV_ACTIONS) for a in agents}
+    return obs, act
+
+
+class _Base:
+    """State and helpers shared by the parallel and AEC environments."""
+
+    metadata = METADATA
+
+    def __init__(
+        self,
+        players: int = 3,
+        reward: str = "win_share",
+        illegal_action: IllegalPolicy = "substitute",
+        render_mode: str | None = None,
+    ) -> None:
+        check_options(players, reward, illegal_action)
+        if render_mode is not None and render_mode not in METADATA["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}")
+        self.players = players
+        self.reward_mode = reward
+        self.illegal_action: IllegalPolicy = illegal_action
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(p) for p in range(players)]
+        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
+        self.observation_spaces, self.action_spaces = _spaces(self.possible_agents)
+        self.state_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self._np_random: np.random.Generator | None = None
+        self.game: Game = new_game(players, 0)
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _new_game(self, seed: int | None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.game = new_game(self.players, int(self._np_random.integers(SEED_BOUND)))
+
+    def _observe(self, seat: int) -> Obs:
+        view = self.game.view(seat)
+        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
+
+    def _terminal_rewards(self) -> list[float]:
+        return terminal_rewards(self.game.scores(), self.game.winner_seats, self.reward_mode)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def state(self) -> np.ndarray[Any, Any]:
+        """The public information (a spectator's view), encoded relative to seat 0."""
+        return encode_observation(self.game.public_view())
+
+
+class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
+    """Go Nuts for Donuts as a PettingZoo ``ParallelEnv`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        players: int = 3,
+        reward: str = "win_share",
+        illegal_action: IllegalPolicy = "substitute",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(players, reward, illegal_action, render_mode)
+        self.agents: list[str] = []
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
+        self._new_game(seed)
+        self.agents = self.possible_agents[:]
+        obs = {a: self._observe(p) for p, a in enumerate(self.agents)}
+        return obs, {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[
+        dict[str, Obs],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        if not self.agents:
+            raise RuntimeError("step() after the game ended: call reset()")
+        state = self.game.state
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        # Resolve every choice first (a refused action leaves the game unchanged), then apply.
+        chosen: list[tuple[int, int]] = []
+        for seat in rules.to_act(state):
+            agent = self.possible_agents[seat]
+            action_id, illegal = engine_action(
+                state, seat, actions.get(agent), self.illegal_action
+            )
+            chosen.append((seat, action_id))
+            if illegal:
+                infos[agent]["illegal_action"] = True
+        for seat, action_id in chosen:
+            rules.apply(state, seat, action_id)
+        over = self.game.is_over
+        agents = self.agents
+        obs = {a: self._observe(self.agent_seat[a]) for a in agents}
+        if over:
+            final = self._terminal_rewards()
+            rewards = {a: final[self.agent_seat[a]] for a in agents}
+            for a in agents:
+                infos[a]["scores"] = tuple(self.game.scores())
+                infos[a]["winners"] = tuple(self.game.winner_seats)
+        else:
+            rewards = dict.fromkeys(agents, 0.0)
+        terminations = dict.fromkeys(agents, over)
+        truncations = dict.fromkeys(agents, False)
+        if over:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terminations, truncations, infos
+
+
+class GoNutsAECEnv(_Base, AECEnv):  # type: ignore[misc]
+    """Go Nuts for Donuts as a PettingZoo ``AECEnv`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        players: int = 3,
+        reward: str = "win_share",
+        illegal_action: IllegalPolicy = "substitute",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(players, reward, illegal_action, render_mode)
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
+        self.agent_selection = self.possible_agents[0]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._new_game(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._select_next()
+
+    def observe(self, agent: str) -> Obs:
+        return self._observe(self.agent_seat[agent])
+
+    def _select_next(self) -> None:
+        to_act = rules.to_act(self.game.state)
+        if to_act:
+            self.agent_selection = self.possible_agents[to_act[0]]
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.agent_seat[agent]
+        state = self.game.state
+        action_id, illegal = engine_action(state, seat, action, self.illegal_action)
+        self._cumulative_rewards[agent] = 0.0
+        self.infos = {a: {} for a in self.agents}
+        if illegal:
+            self.infos[agent]["illegal_action"] = True
+        rules.apply(state, seat, action_id)
+        if self.game.is_over:
+            final = self._terminal_rewards()
+            self.rewards = {a: final[self.agent_seat[a]] for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
+            for a in self.agents:
+                self.infos[a]["scores"] = tuple(self.game.scores())
+                self.infos[a]["winners"] = tuple(self.game.winner_seats)
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._select_next()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+
+def parallel_env(
+    players: int = 3,
+    reward: str = "win_share",
+    illegal_action: IllegalPolicy = "substitute",
+    render_mode: str | None = None,
+) -> GoNutsParallelEnv:
+    """A PettingZoo ParallelEnv for ``players`` (2–6) seats."""
+    return GoNutsParallelEnv(players, reward, illegal_action, render_mode)
+
+
+def env(
+    players: int = 3,
+    reward: str = "win_share",
+    illegal_action: IllegalPolicy = "substitute",
+    render_mode: str | None = None,
+) -> GoNutsAECEnv:
+    """A PettingZoo AEC environment for ``players`` (2–6) seats."""
+    return GoNutsAECEnv(players, reward, illegal_action, render_mode)
+
+
+raw_env = env
