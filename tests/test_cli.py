@@ -12,20 +12,33 @@ import pytest
 
 from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.cli import main
+from gonuts.errors import RecordError
 from gonuts.record import Record, replay_summary
 
 RECORDS = Path(__file__).parent / "records"
 SAMPLES = sorted(RECORDS.glob("*.json"))
 SUMMARY_KEYS = [
-    "players", "round", "over", "row", "deck_size", "discard",
-    "collections", "scores", "winners", "to_act",
-]  # fmt: skip
+    "players",
+    "round",
+    "over",
+    "row",
+    "deck_size",
+    "discard",
+    "collections",
+    "scores",
+    "winners",
+    "to_act",
+]
 
 
 def gonuts(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run the real ``gonuts`` entry point in a subprocess."""
     return subprocess.run(
-        [sys.executable, "-m", "gonuts", *args], input=stdin, capture_output=True, timeout=120
+        [sys.executable, "-m", "gonuts", *args],
+        input=stdin,
+        check=False,
+        capture_output=True,
+        timeout=120,
     )
 
 
@@ -136,11 +149,15 @@ BAD_RECORDS: dict[str, tuple[bytes, str]] = {
     "missing format": (json.dumps({"players": ["a", "b"], "seed": 1}).encode(), "format"),
     "wrong format": (json.dumps(base_record(format="gonuts-record/2")).encode(), "format"),
     "players not a list": (json.dumps(base_record(players="Ana")).encode(), "players"),
-    "player name not a string": (json.dumps(base_record(players=["a", 2, "c"])).encode(), "players"),
+    "player name not a string": (
+        json.dumps(base_record(players=["a", 2, "c"])).encode(),
+        "players",
+    ),
     "one player": (json.dumps(base_record(players=["Ana"])).encode(), "player count"),
     "seven players": (json.dumps(base_record(players=list("abcdefg"))).encode(), "player count"),
     "deck too short": (
-        json.dumps(base_record(deck=base_record()["deck"][:-1])).encode(), "deck is not"
+        json.dumps(base_record(deck=base_record()["deck"][:-1])).encode(),
+        "deck is not",
     ),
     "deck for another count": (
         json.dumps(base_record(deck=[KIND_IDS[k] for k in canonical_deck(4)])).encode(),
@@ -161,10 +178,13 @@ BAD_RECORDS: dict[str, tuple[bytes, str]] = {
     "actions not a list": (json.dumps(base_record(actions={"player": 0})).encode(), "actions"),
     "action not an object": (json.dumps(base_record(actions=["pick 1"])).encode(), "action 0"),
     "wrong player": (
-        json.dumps(base_record(actions=[{"player": 0, "action": "pick 1"},
-                                        {"player": 0, "action": "pick 2"}])).encode(),
+        json.dumps(
+            base_record(
+                actions=[{"player": 0, "action": "pick 1"}, {"player": 0, "action": "pick 2"}]
+            )
+        ).encode(),
         "action 1: wrong player",
-    ),  # fmt: skip
+    ),
     "seat out of range": (
         json.dumps(base_record(actions=[{"player": 3, "action": "pick 1"}])).encode(),
         "action 0: wrong player",
@@ -190,7 +210,9 @@ BAD_RECORDS: dict[str, tuple[bytes, str]] = {
         "action 0: illegal",
     ),
     "action after the end": (
-        json.dumps(FULL | {"actions": [*FULL["actions"], {"player": 0, "action": "pick 1"}]}).encode(),
+        json.dumps(
+            FULL | {"actions": [*FULL["actions"], {"player": 0, "action": "pick 1"}]}
+        ).encode(),
         f"action {len(FULL['actions'])}: ",
     ),
 }
@@ -203,7 +225,7 @@ def test_bad_record_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
     path.write_bytes(data)
     for args in (("replay", str(path)), ("replay", str(path), "--json")):
         result = subprocess.run(
-            [sys.executable, "-m", "gonuts", *args], capture_output=True, timeout=60
+            [sys.executable, "-m", "gonuts", *args], check=False, capture_output=True, timeout=60
         )
         err = result.stderr.decode()
         assert result.returncode == 2, err
@@ -215,8 +237,6 @@ def test_bad_record_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
 
 def test_action_after_the_end_names_the_end() -> None:
     data, _ = BAD_RECORDS["action after the end"]
-    from gonuts.errors import RecordError
-
     with pytest.raises(RecordError) as info:
         Record.from_json(data.decode()).replay()
     assert info.value.index == len(FULL["actions"])
@@ -238,8 +258,18 @@ def test_play_against_random_bots_saves_a_record_that_replays(tmp_path: Path) ->
     """A human who always answers "1" (always legal: position 1, or the first option)."""
     path = tmp_path / "game.json"
     answers = b"1\n" * 400
-    result = gonuts("play", "--players", "3", "--seed", "5", "--bot-seed", "1",
-                    "--save", str(path), stdin=answers)  # fmt: skip
+    result = gonuts(
+        "play",
+        "--players",
+        "3",
+        "--seed",
+        "5",
+        "--bot-seed",
+        "1",
+        "--save",
+        str(path),
+        stdin=answers,
+    )
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()
     assert "Final scores" in out and ("wins!" in out or "share the victory" in out)
@@ -264,8 +294,20 @@ def test_play_reasks_on_bad_input_and_accepts_notation(tmp_path: Path) -> None:
 
 def test_play_hot_seat_hides_picks_between_humans(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
-    result = gonuts("play", "--players", "2", "--humans", "2", "--names", "Ana,Ben",
-                    "--seed", "3", "--save", str(path), stdin=b"\n1\n" * 400)  # fmt: skip
+    result = gonuts(
+        "play",
+        "--players",
+        "2",
+        "--humans",
+        "2",
+        "--names",
+        "Ana,Ben",
+        "--seed",
+        "3",
+        "--save",
+        str(path),
+        stdin=b"\n1\n" * 400,
+    )
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()
     assert "Pass the keyboard to Ana" in out and "Pass the keyboard to Ben" in out

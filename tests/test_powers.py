@@ -224,7 +224,9 @@ def test_double_chocolate_keep_the_top_card() -> None:
     assert deck_top(game) == "donut_holes"
     assert game.view(0).known_deck_top == "donut_holes"
     drawn = events_of(game, E.CARD_DRAWN)
-    assert [(e.player, e.card, e.source) for e in drawn] == [(0, "jelly_filled", "double_chocolate")]
+    assert [(e.player, e.card, e.source) for e in drawn] == [
+        (0, "jelly_filled", "double_chocolate")
+    ]
 
 
 def test_double_chocolate_same_kind_pair_is_automatic() -> None:
@@ -366,7 +368,7 @@ def test_sprinkled_as_only_card_must_be_given() -> None:
 
 
 def test_sprinkled_another_sprinkled_is_an_other_card() -> None:
-    """"One of your other cards": a second Sprinkled owned before counts as another card."""
+    """ "One of your other cards": a second Sprinkled owned before counts as another card."""
     top, acts = draft([["glazed"], ["plain"], ["powdered"]], "sprinkled")
     top += ["sprinkled", "jelly_filled", "donut_holes", "plain", "jelly_filled", "donut_holes"]
     acts += [*picks(1, 2, 3), (0, "give glazed to 2"), *picks(4, 1, 2)]
@@ -418,9 +420,7 @@ def test_bear_claw_takes_a_card_of_choice_from_an_opponent_of_choice() -> None:
     assert game.collection(0) == {"powdered": 1, "bear_claw": 1, "plain": 1}
     assert game.collection(3) == {"jelly_filled": 1}
     moved = events_of(game, E.CARD_MOVED)
-    assert [(e.player, e.other, e.card, e.source) for e in moved] == [
-        (3, 0, "plain", "bear_claw")
-    ]
+    assert [(e.player, e.other, e.card, e.source) for e in moved] == [(3, 0, "plain", "bear_claw")]
     assert game.to_act == (0, 1, 2, 3)
 
 
@@ -532,6 +532,35 @@ def test_cinnamon_twist_without_choices_is_automatic_and_passed_cards_keep_quiet
     assert len(game.actions_taken()) == len(acts)
 
 
+def test_cinnamon_twist_taker_may_pass_an_earlier_twist() -> None:
+    """ "Not this Cinnamon Twist": a second Twist owned before may be passed."""
+    hands = [["glazed"], ["plain"], ["powdered"], ["jelly_filled"]]
+    top, acts = draft(hands, "cinnamon_twist")
+    # Round 2: seat 0 takes Twist 1 (all passes forced), the others contest the Maple Bar.
+    # Round 3: positions 1 and 5 are refilled (Donut Holes, Twist 2); the same again.
+    top += ["maple_bar", "glazed", "donut_holes", "plain", "donut_holes", "cinnamon_twist"]
+    acts += [(0, "pick 5"), (1, "pick 1"), (2, "pick 1"), (3, "pick 1")]
+    round2 = play(4, top, acts)
+    assert round2.collections == [
+        {"cinnamon_twist": 1, "jelly_filled": 1},
+        {"glazed": 1},
+        {"plain": 1},
+        {"powdered": 1},
+    ]
+    assert round2.row == ("donut_holes", "glazed", "donut_holes", "plain", "cinnamon_twist")
+    acts += [(0, "pick 5"), (1, "pick 1"), (2, "pick 1"), (3, "pick 1")]
+    game = play(4, top, acts)
+    assert game.to_act == (0,)
+    assert legal(game, 0) == ["pass cinnamon_twist", "pass jelly_filled"]
+    game = play(4, top, [*acts, (0, "pass cinnamon_twist")])
+    assert game.collections == [
+        {"cinnamon_twist": 1, "jelly_filled": 1, "powdered": 1},
+        {"cinnamon_twist": 1},
+        {"glazed": 1},
+        {"plain": 1},
+    ]
+
+
 def test_cinnamon_twist_discarded_when_its_taker_has_no_other_card() -> None:
     top = ["glazed", "plain", "powdered", "jelly_filled", "cinnamon_twist"]
     game = play(4, top, picks(5, 1, 2, 3))
@@ -632,7 +661,11 @@ def test_day_old_with_an_empty_pile_does_nothing() -> None:
 
 def milk_setup(hand: list[str]) -> tuple[list[str], list[Act]]:
     """Seat 0 collects ``hand``, then takes the Milk at 5 while seats 1–3 contest a Glazed."""
-    others = [["jelly_filled"] * len(hand), ["donut_holes"] * len(hand), ["boston_cream"] * len(hand)]
+    others = [
+        ["jelly_filled"] * len(hand),
+        ["donut_holes"] * len(hand),
+        ["boston_cream"] * len(hand),
+    ]
     top, acts = draft([hand, *others], "milk")
     top += ["glazed", "maple_bar", "coffee", "old_fashioned"]
     return top, [*acts, (0, "pick 5"), (1, "pick 1"), (2, "pick 1"), (3, "pick 1")]
@@ -649,6 +682,8 @@ def test_milk_discard_three_other_cards() -> None:
         "discard plain",
         "discard powdered",
     ]
+    # Once the three-card discard has begun, discarding the Milk is no longer an option
+    # ("either … or": the reading this suite takes).
     game = play(4, top, [*acts, (0, "discard plain")])
     assert legal(game, 0) == ["discard glazed", "discard plain", "discard powdered"]
     game = play(4, top, [*acts, (0, "discard plain"), (0, "discard plain")])

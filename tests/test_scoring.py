@@ -311,3 +311,15 @@ def test_game_winners_at_the_end() -> None:
     assert game.scores() == [3, 4]
     assert game.winner_seats == (1,)
     assert game.to_act == ()
+
+
+def test_game_tie_on_points_goes_to_most_cards() -> None:
+    """Seat 0's Chocolate Frosted draws a Maple Bar, seat 1 takes an Éclair: 0 points each,
+    but seat 0 owns two cards to one. Every later round is contested until the end."""
+    top = ["chocolate_frosted", "eclair", "glazed", "maple_bar"]
+    # 34 cards after the deal: one drawn, two refill round 1, then one per contested round.
+    game = play(2, top, [*picks(1, 2), *contest(2, 1, 32)])
+    assert game.collections == [{"chocolate_frosted": 1, "maple_bar": 1}, {"eclair": 1}]
+    assert game.is_over
+    assert game.scores() == [0, 0]
+    assert game.winner_seats == (0,)

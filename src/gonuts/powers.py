@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from gonuts import actions as A
+from gonuts import actions as A  # noqa: N812 - the action-id table, read like a namespace
 from gonuts.cards import (
     BEAR_CLAW,
     CHOCOLATE_FROSTED,
@@ -77,9 +77,7 @@ def owned_kinds(g: GameState, player: int, excluding: int = -1) -> list[int]:
     """Kinds ``player`` owns, ascending; ``excluding`` discounts one card of that kind."""
     base = player * K
     coll = g.coll
-    return [
-        k for k in range(K) if coll[base + k] > (1 if k == excluding else 0)
-    ]
+    return [k for k in range(K) if coll[base + k] > (1 if k == excluding else 0)]
 
 
 def opponents(g: GameState, player: int) -> range | list[int]:
@@ -137,7 +135,7 @@ class ChocolateFrosted(Power):
         g.coll[taker * K + card] += 1
         if g.known:
             forget_drawn(g)
-        emit(g, EventType.CARD_DRAWN, player=taker, card=KIND_IDS[card], source="chocolate_frosted")  # fmt: skip
+        emit(g, EventType.CARD_DRAWN, player=taker, card=KIND_IDS[card], source="chocolate_frosted")
         return False
 
 
@@ -152,7 +150,7 @@ class Eclair(Power):
             return self.fizzle(g, taker)
         card = g.discard.pop()
         g.coll[taker * K + card] += 1
-        emit(g, EventType.TOOK_FROM_DISCARD, player=taker, card=KIND_IDS[card], source="eclair")  # fmt: skip
+        emit(g, EventType.TOOK_FROM_DISCARD, player=taker, card=KIND_IDS[card], source="eclair")
         return False
 
 
@@ -169,7 +167,9 @@ class FrenchCruller(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         picks = g.picks
         row = g.row
-        out = [A.DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks]
+        out = [
+            A.DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks
+        ]
         if out:
             out.append(A.STOP_ID)
         return out
@@ -181,8 +181,14 @@ class FrenchCruller(Power):
         card = g.row[position]
         g.row[position] = -1
         g.discard.append(card)
-        emit(g, EventType.ROW_CARD_DISCARDED, player=player, card=KIND_IDS[card],
-                      position=position + 1, source="french_cruller")  # fmt: skip
+        emit(
+            g,
+            EventType.ROW_CARD_DISCARDED,
+            player=player,
+            card=KIND_IDS[card],
+            position=position + 1,
+            source="french_cruller",
+        )
         return False
 
 
@@ -218,7 +224,7 @@ class DoubleChocolate(Power):
         else:
             del deck[-2]
         g.coll[player * K + kept] += 1
-        emit(g, EventType.CARD_DRAWN, player=player, card=KIND_IDS[kept], source="double_chocolate")  # fmt: skip
+        emit(g, EventType.CARD_DRAWN, player=player, card=KIND_IDS[kept], source="double_chocolate")
         if size >= 2:
             self._learn_put_back(g, player, drawn, kept, size)
         return True
@@ -238,8 +244,14 @@ class DoubleChocolate(Power):
         if g.known:
             forget_drawn(g)
         g.known[player] = (size - 1, deck_top)
-        emit(g, EventType.CARD_PUT_BACK, player=player, card=KIND_IDS[put_back],
-                      source="double_chocolate", visible_to=player)  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_PUT_BACK,
+            player=player,
+            card=KIND_IDS[put_back],
+            source="double_chocolate",
+            visible_to=player,
+        )
 
 
 class RedVelvet(Power):
@@ -257,7 +269,9 @@ class RedVelvet(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.TAKE_BASE
         take_from_discard(g, player, kind)
-        emit(g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="red_velvet")  # fmt: skip
+        emit(
+            g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="red_velvet"
+        )
         return True
 
 
@@ -274,7 +288,14 @@ class Sprinkled(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = divmod(action_id - A.GIVE_BASE, K)
         move_card(g, player, seat, kind)
-        emit(g, EventType.CARD_MOVED, player=player, other=seat, card=KIND_IDS[kind], source="sprinkled")  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_MOVED,
+            player=player,
+            other=seat,
+            card=KIND_IDS[kind],
+            source="sprinkled",
+        )
         return True
 
 
@@ -293,7 +314,14 @@ class BearClaw(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = divmod(action_id - A.TAKE_FROM_BASE, K)
         move_card(g, seat, player, kind)
-        emit(g, EventType.CARD_MOVED, player=seat, other=player, card=KIND_IDS[kind], source="bear_claw")  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_MOVED,
+            player=seat,
+            other=player,
+            card=KIND_IDS[kind],
+            source="bear_claw",
+        )
         return True
 
 
@@ -310,8 +338,14 @@ class CinnamonTwist(Power):
     def start(self, g: GameState, taker: int) -> bool:
         if any(not self._passable(g, p) for p in range(g.n)):
             discard_owned(g, taker, CINNAMON_TWIST)
-            emit(g, EventType.CARD_DISCARDED, player=taker, other=taker,
-                          card="cinnamon_twist", source="cinnamon_twist")  # fmt: skip
+            emit(
+                g,
+                EventType.CARD_DISCARDED,
+                player=taker,
+                other=taker,
+                card="cinnamon_twist",
+                source="cinnamon_twist",
+            )
             return False
         g.passes = [-1] * g.n
         return True
@@ -353,8 +387,14 @@ class CinnamonTwist(Power):
         for p in range(n):
             g.coll[((p + 1) % n) * K + g.passes[p]] += 1
         for p in range(n):
-            emit(g, EventType.CARD_MOVED, player=p, other=(p + 1) % n,
-                          card=KIND_IDS[g.passes[p]], source="cinnamon_twist")  # fmt: skip
+            emit(
+                g,
+                EventType.CARD_MOVED,
+                player=p,
+                other=(p + 1) % n,
+                card=KIND_IDS[g.passes[p]],
+                source="cinnamon_twist",
+            )
         g.passes = []
 
 
@@ -379,7 +419,7 @@ class DayOld(Power):
         kind = action_id - A.TAKE_BASE
         take_from_discard(g, player, kind)
         g.step += 1
-        emit(g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="day_old")  # fmt: skip
+        emit(g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="day_old")
         return False
 
 
@@ -397,7 +437,7 @@ class Milk(Power):
         g.step = 0
         if g.cards_owned(taker) - 1 < MILK_DISCARDS:
             discard_owned(g, taker, MILK)
-            emit(g, EventType.CARD_DISCARDED, player=taker, other=taker, card="milk", source="milk")  # fmt: skip
+            emit(g, EventType.CARD_DISCARDED, player=taker, other=taker, card="milk", source="milk")
             return False
         return True
 
@@ -411,7 +451,14 @@ class Milk(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.DISCARD_BASE
         discard_owned(g, player, kind)
-        emit(g, EventType.CARD_DISCARDED, player=player, other=player, card=KIND_IDS[kind], source="milk")  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_DISCARDED,
+            player=player,
+            other=player,
+            card=KIND_IDS[kind],
+            source="milk",
+        )
         if kind == MILK:
             return True
         g.step += 1
@@ -427,8 +474,14 @@ class RaspberryFrosted(Power):
     def start(self, g: GameState, taker: int) -> bool:
         if g.cards_owned(taker) == 1:
             discard_owned(g, taker, RASPBERRY_FROSTED)
-            emit(g, EventType.CARD_DISCARDED, player=taker, other=taker,
-                          card="raspberry_frosted", source="raspberry_frosted")  # fmt: skip
+            emit(
+                g,
+                EventType.CARD_DISCARDED,
+                player=taker,
+                other=taker,
+                card="raspberry_frosted",
+                source="raspberry_frosted",
+            )
             return False
         return True
 
@@ -438,8 +491,14 @@ class RaspberryFrosted(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.DISCARD_BASE
         discard_owned(g, player, kind)
-        emit(g, EventType.CARD_DISCARDED, player=player, other=player,
-                      card=KIND_IDS[kind], source="raspberry_frosted")  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_DISCARDED,
+            player=player,
+            other=player,
+            card=KIND_IDS[kind],
+            source="raspberry_frosted",
+        )
         return True
 
 
@@ -458,18 +517,41 @@ class StrawberryGlazed(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = divmod(action_id - A.DISCARD_FROM_BASE, K)
         discard_owned(g, seat, kind)
-        emit(g, EventType.CARD_DISCARDED, player=player, other=seat,
-                      card=KIND_IDS[kind], source="strawberry_glazed")  # fmt: skip
+        emit(
+            g,
+            EventType.CARD_DISCARDED,
+            player=player,
+            other=seat,
+            card=KIND_IDS[kind],
+            source="strawberry_glazed",
+        )
         return True
 
 
 POWERS: Final[tuple[Power | None, ...]] = tuple(
-    next((p for p in (
-        ChocolateFrosted(), Eclair(), FrenchCruller(), DoubleChocolate(), RedVelvet(), Sprinkled(),
-        BearClaw(), CinnamonTwist(), DayOld(), Milk(), RaspberryFrosted(), StrawberryGlazed(),
-    ) if p.kind == kind), None)
+    next(
+        (
+            p
+            for p in (
+                ChocolateFrosted(),
+                Eclair(),
+                FrenchCruller(),
+                DoubleChocolate(),
+                RedVelvet(),
+                Sprinkled(),
+                BearClaw(),
+                CinnamonTwist(),
+                DayOld(),
+                Milk(),
+                RaspberryFrosted(),
+                StrawberryGlazed(),
+            )
+            if p.kind == kind
+        ),
+        None,
+    )
     for kind in range(K)
-)  # fmt: skip
+)
 """The power of each kind (by index), or None."""
 
 POWER_BY_PHASE: Final[dict[Phase, Power]] = {

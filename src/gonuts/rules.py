@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from gonuts import actions as A
+from gonuts import actions as A  # noqa: N812 - the action-id table, read like a namespace
 from gonuts import scoring
 from gonuts.cards import KIND_IDS, NUM_KINDS, check_player_count
 from gonuts.errors import GameOverError, IllegalActionError, NotYourTurnError
@@ -121,7 +121,9 @@ def select_all(g: GameState, positions: Sequence[int]) -> None:
 
 def _reveal(g: GameState) -> None:
     if g.events is not None:
-        g.events.append(Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks)))  # fmt: skip
+        g.events.append(
+            Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks))
+        )
     g.pos = 0
     _resolve(g)
 
@@ -148,7 +150,9 @@ def _resolve(g: GameState) -> None:
             row[i] = -1
             coll[taker * K + card] += 1
             if events is not None:
-                events.append(Event(EventType.CARD_TAKEN, player=taker, card=KIND_IDS[card], position=i + 1))  # fmt: skip
+                events.append(
+                    Event(EventType.CARD_TAKEN, player=taker, card=KIND_IDS[card], position=i + 1)
+                )
             power = POWERS[card]
             if power is not None:
                 g.actor = taker
@@ -161,7 +165,11 @@ def _resolve(g: GameState) -> None:
             g.discard.append(card)
             if events is not None:
                 who = tuple(p for p in range(g.n) if picks[p] == i)
-                events.append(Event(EventType.CARD_CONTESTED, card=KIND_IDS[card], position=i + 1, players=who))  # fmt: skip
+                events.append(
+                    Event(
+                        EventType.CARD_CONTESTED, card=KIND_IDS[card], position=i + 1, players=who
+                    )
+                )
         g.pos = i + 1
     _refill(g)
 
@@ -182,9 +190,16 @@ def _refill(g: GameState) -> None:
     g.phase = Phase.SELECT
     g.pos = 0
     if g.events is not None:
-        g.events.append(Event(EventType.ROW_REFILLED, positions=tuple(i + 1 for i in empty),
-                              cards=tuple(KIND_IDS[row[i]] for i in empty)))  # fmt: skip
-        g.events.append(Event(EventType.ROUND_STARTED, round=g.round, cards=tuple(KIND_IDS[c] for c in row)))  # fmt: skip
+        g.events.append(
+            Event(
+                EventType.ROW_REFILLED,
+                positions=tuple(i + 1 for i in empty),
+                cards=tuple(KIND_IDS[row[i]] for i in empty),
+            )
+        )
+        g.events.append(
+            Event(EventType.ROUND_STARTED, round=g.round, cards=tuple(KIND_IDS[c] for c in row))
+        )
 
 
 def _end(g: GameState) -> None:

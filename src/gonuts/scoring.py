@@ -143,9 +143,15 @@ def breakdown(coll: Sequence[int], n: int) -> list[ScoreBreakdown]:
             count = c[kind]
             if count:
                 points, reason = _kind_points(
-                    kind, count, kinds=kinds, cards=sizes[p], fewest=fewest,
-                    plain_bonus=bonuses[p], negatives=negatives, n=n,
-                )  # fmt: skip
+                    kind,
+                    count,
+                    kinds=kinds,
+                    cards=sizes[p],
+                    fewest=fewest,
+                    plain_bonus=bonuses[p],
+                    negatives=negatives,
+                    n=n,
+                )
                 lines.append(ScoreLine(KINDS[kind].id, count, points, reason))
         total = sum(line.points for line in lines)
         result.append(ScoreBreakdown(p, total, sizes[p], kinds, tuple(lines)))
@@ -180,7 +186,9 @@ def _kind_points(
         return (MUCHO_MATCHA_POINTS * count if ok else 0), f"{kinds} kinds ({'<' if ok else '≥'} 7)"
     if kind == OLD_FASHIONED:
         ok = cards <= OLD_FASHIONED_MAX_CARDS
-        return (OLD_FASHIONED_POINTS * count if ok else 0), f"{cards} cards ({'<' if ok else '≥'} 10)"
+        return (
+            OLD_FASHIONED_POINTS * count if ok else 0
+        ), f"{cards} cards ({'<' if ok else '≥'} 10)"
     if kind == MAPLE_FROSTED:
         ok = cards == fewest
         why = "fewest cards" if ok else f"{cards} cards, fewest is {fewest}"
