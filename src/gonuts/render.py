@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -59,11 +60,14 @@ def card_text(kind: str, *, star: bool = True) -> Text:
 def card_panel(kind: str | None, position: int, *, mark: str = "") -> Panel:
     """One row card: name, points text, power text; the player-count colour as the border."""
     if kind is None:
-        return Panel(Text("(empty)", style="dim"), title=f"{position}", width=24, height=9)
+        return Panel(Text("(empty)", style="dim"), title=f"{position}", width=24, height=8)
     card = KIND_BY_ID[kind]
     body = Text()
     body.append_text(card_text(kind))
-    body.append(f"\n{card.points} pts", style="cyan")
+    points = card.points.replace("−", "-")
+    body.append(
+        f"\n{card.points} pts" if points.lstrip("-").isdigit() else f"\n{card.points}", style="cyan"
+    )
     if card.power:
         body.append(f"\n{card.power}", style="italic")
     dots = "•" * card.min_players
@@ -73,20 +77,17 @@ def card_panel(kind: str | None, position: int, *, mark: str = "") -> Panel:
         subtitle=dots,
         border_style=COLOUR_STYLE[card.min_players],
         width=24,
-        height=9,
+        height=8,
     )
 
 
 def row_renderable(view: PlayerView) -> RenderableType:
-    grid = Table.grid(padding=(0, 1))
+    """The donut row, position 1 first, wrapping to the terminal's width."""
     cells = []
     for i, kind in enumerate(view.row):
         mine = view.seat is not None and view.selections[view.seat] == i + 1
         cells.append(card_panel(kind, i + 1, mark=" ◀ you" if mine else ""))
-    per_line = 4
-    for start in range(0, len(cells), per_line):
-        grid.add_row(*cells[start : start + per_line])
-    return grid
+    return Columns(cells, padding=(0, 1))
 
 
 def collection_text(collection: Mapping[str, int]) -> Text:
