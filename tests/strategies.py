@@ -91,7 +91,8 @@ def new_games(
 ) -> Game:
     """A freshly dealt game, from a seed or (with ``early`` kinds) from a biased deck."""
     n = draw(player_counts(min_players, max_players))
-    if early or draw(st.booleans()):
+    from_deck = bool(early) or draw(st.booleans())
+    if from_deck:
         return Game.new(n, deck=draw(decks(n, early)))
     return Game.new(n, seed=draw(seeds()))
 
@@ -147,6 +148,7 @@ def play_out(game: Game, rnd: random.Random, prefer: Collection[str] = frozenset
 @st.composite
 def played_games(
     draw: st.DrawFn,
+    *,
     min_players: int = 2,
     max_players: int = 6,
     max_steps: int = 150,
@@ -167,6 +169,7 @@ def played_games(
 def games_where(
     draw: st.DrawFn,
     predicate: Callable[[Game], bool],
+    *,
     min_players: int = 2,
     max_players: int = 6,
     early: Sequence[str] = (),
@@ -256,3 +259,44 @@ def replay_with_deck(game: Game, deck: Sequence[str]) -> Game | None:
     except (ValueError, AssertionError):
         return None
     return twin
+
+
+# -- states worth looking at ----------------------------------------------------------------------
+
+
+def has_known_top(game: Game) -> bool:
+    """Someone knows the card on top of the deck, outside a Double Chocolate choice."""
+    return bool(knowers_of_top(game)) and game.phase is not Phase.DOUBLE_CHOCOLATE
+
+
+def choosing_double_chocolate(game: Game) -> bool:
+    return game.phase is Phase.DOUBLE_CHOCOLATE
+
+
+def several_passing(game: Game) -> bool:
+    """A Cinnamon Twist in which at least two seats still choose their pass."""
+    return game.phase is Phase.CINNAMON_TWIST and len(game.to_act) >= 2
+
+
+def several_selecting(game: Game) -> bool:
+    """A selection in which at least two seats still choose their pick."""
+    return game.phase is Phase.SELECT and len(game.to_act) >= 2
+
+
+def interesting_games() -> st.SearchStrategy[Game]:
+    """Games at random points, mixed with states that hold secrets: a known deck top, a
+    Double Chocolate choice, a Cinnamon Twist with passes pending."""
+    powers = frozenset(DECISION_POWERS)
+    return st.one_of(
+        played_games(max_steps=200, early=DECISION_POWERS[:3], prefer=powers),
+        games_where(has_known_top, min_players=3, early=DECISION_POWERS[:3], prefer=powers),
+        games_where(
+            choosing_double_chocolate,
+            min_players=3,
+            early=("double_chocolate",),
+            prefer={"double_chocolate"},
+        ),
+        games_where(
+            several_passing, min_players=4, early=("cinnamon_twist",), prefer={"cinnamon_twist"}
+        ),
+    )

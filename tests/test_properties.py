@@ -198,7 +198,12 @@ def test_seed_record_replays_like_deck_record(n: int, seed: int, rnd: random.Ran
         pass
     actions = [{"player": p, "action": a.notation} for p, a in game.actions_taken()]
     text = json.dumps(
-        {"format": "gonuts-record/1", "players": list(game.players), "seed": seed, "actions": actions}
+        {
+            "format": "gonuts-record/1",
+            "players": list(game.players),
+            "seed": seed,
+            "actions": actions,
+        }
     )
     replayed = Record.from_json(text).replay()
     assert replayed.initial_deck == game.initial_deck
@@ -295,11 +300,6 @@ def test_notation_out_of_range_is_malformed(game: Game, data: st.DataObject) -> 
         _refused(game, MalformedActionError, seat, text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: Game.apply_id with an id outside 0..NUM_ACTIONS-1 raises IndexError "
-    "(rules.apply formats ACTIONS[action_id] into the message) instead of IllegalActionError",
-)
 @given(game=played_games(max_steps=100), data=st.data())
 @settings(max_examples=10, deadline=None)
 def test_apply_id_out_of_range_is_illegal(game: Game, data: st.DataObject) -> None:

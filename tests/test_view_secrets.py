@@ -28,12 +28,16 @@ from gonuts.events import EventType
 from gonuts.state import GameConfig, GameState
 from strategies import (
     DECISION_POWERS,
+    choosing_double_chocolate,
     deck_ids,
     games_where,
+    has_known_top,
+    interesting_games,
     knowers_of_top,
-    played_games,
     public_fingerprint,
     replay_with_deck,
+    several_passing,
+    several_selecting,
 )
 
 SETTINGS = settings(
@@ -108,11 +112,13 @@ def test_view_fields_hold_no_deck() -> None:
     assert not names & {"deck", "initial_deck", "state", "config", "history", "picks", "passes"}
 
 
-@given(game=played_games(max_steps=200, early=DECISION_POWERS[:3], prefer=POWERS))
+@given(game=interesting_games())
 @SETTINGS
 def test_view_is_detached_from_the_state(game: Game) -> None:
     forbidden = _state_objects(game)
-    for seat, view in enumerate(views(game)):
+    seats: list[int | None] = [*range(game.num_players), None]
+    for seat in seats:
+        view = game.view(seat) if seat is not None else game.public_view()
         assert view.seat == seat
         _walk(view, forbidden, "view", set())
         with pytest.raises(dataclasses.FrozenInstanceError):
@@ -120,12 +126,18 @@ def test_view_is_detached_from_the_state(game: Game) -> None:
         for mapping in (*view.collections, view.unseen):
             with pytest.raises(TypeError):
                 cast(Any, mapping)["glazed"] = 99
-        # Its events are this seat's share of the log.
+        # Its events are this seat's share of the log (a spectator's: the public ones).
         assert all(e.visible_to in (None, seat) for e in view.events)
-        assert view.events == game.events_for(seat)
+        if seat is not None:
+            assert view.events == game.events_for(seat)
+            assert list(view.legal) == game.legal_actions(seat)
+        else:
+            assert view.events == tuple(e for e in game.event_log if e.visible_to is None)
+            assert view.legal == ()
+            assert (view.drawn, view.known_deck_top, view.my_pass) == ((), None, None)
+            assert view.selections == game.selections
         # What it says agrees with the game.
         assert view.waiting_for == game.to_act
-        assert list(view.legal) == game.legal_actions(seat)
         assert view.row == game.row
         assert view.discard == game.discard_pile
         assert view.deck_size == game.deck_size
@@ -142,11 +154,11 @@ def _known_cards(view: PlayerView) -> list[str]:
     return [view.known_deck_top] if view.known_deck_top is not None else []
 
 
-@given(game=played_games(max_steps=200, early=DECISION_POWERS[:3], prefer=POWERS))
+@given(game=interesting_games())
 @SETTINGS
 def test_unseen_plus_known_plus_visible_is_the_deck(game: Game) -> None:
     full = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(game.num_players)) if c})
-    for view in views(game):
+    for view in [*views(game), game.public_view()]:
         visible: Counter[str] = Counter(c for c in view.row if c is not None)
         visible.update(view.discard)
         for coll in view.collections:
@@ -169,11 +181,12 @@ def _twin_views_equal(game: Game, deck: Sequence[str], may_differ: set[int]) -> 
     for seat in range(game.num_players):
         if seat not in may_differ:
             assert twin.view(seat) == game.view(seat), f"seat {seat} sees the deck order"
+    assert twin.public_view() == game.public_view(), "spectators see the deck order"
     return True
 
 
 @given(
-    game=played_games(max_steps=200, early=DECISION_POWERS[:3], prefer=POWERS),
+    game=interesting_games(),
     data=st.data(),
 )
 @SETTINGS
@@ -206,12 +219,8 @@ def test_views_ignore_the_order_of_the_unseen_deck(game: Game, data: st.DataObje
             event(f"dc twin comparable: {_twin_views_equal(game, twin_deck, may_differ)}")
 
 
-def _has_known_top(game: Game) -> bool:
-    return bool(knowers_of_top(game)) and game.phase is not Phase.DOUBLE_CHOCOLATE
-
-
 @given(
-    game=games_where(_has_known_top, 3, 6, early=DECISION_POWERS[:3], prefer=POWERS),
+    game=games_where(has_known_top, min_players=3, early=DECISION_POWERS[:3], prefer=POWERS),
     data=st.data(),
 )
 @SETTINGS
@@ -250,9 +259,8 @@ def test_put_back_card_is_known_only_to_its_player(game: Game, data: st.DataObje
 
 @given(
     game=games_where(
-        lambda g: g.phase is Phase.DOUBLE_CHOCOLATE,
-        3,
-        6,
+        choosing_double_chocolate,
+        min_players=3,
         early=("double_chocolate",),
         prefer={"double_chocolate"},
     ),
@@ -291,14 +299,11 @@ def _secret_choice_is_hidden(game: Game, seat: int, a: Action, b: Action) -> Non
     for other in range(game.num_players):
         if other != seat:
             assert first.view(other) == second.view(other), f"seat {other} sees {seat}'s choice"
+    assert first.public_view() == second.public_view(), f"spectators see {seat}'s choice"
     assert first.view(seat) != second.view(seat), "a seat sees its own choice"
 
 
-def _simultaneous_with_several(phase: Phase) -> Any:
-    return lambda g: g.phase is phase and len(g.to_act) >= 2
-
-
-@given(game=games_where(_simultaneous_with_several(Phase.SELECT)), data=st.data())
+@given(game=games_where(several_selecting), data=st.data())
 @SETTINGS
 def test_pending_pick_is_hidden_from_others(game: Game, data: st.DataObject) -> None:
     seat = data.draw(st.sampled_from(game.to_act))
@@ -314,9 +319,8 @@ def test_pending_pick_is_hidden_from_others(game: Game, data: st.DataObject) -> 
 
 @given(
     game=games_where(
-        _simultaneous_with_several(Phase.CINNAMON_TWIST),
-        4,
-        6,
+        several_passing,
+        min_players=4,
         early=("cinnamon_twist",),
         prefer={"cinnamon_twist"},
     ),
@@ -327,9 +331,10 @@ def test_cinnamon_twist_pass_is_hidden_from_others(game: Game, data: st.DataObje
     seat = data.draw(st.sampled_from(game.to_act))
     a, b = data.draw(st.permutations(game.legal_actions(seat)))[:2]
     _secret_choice_is_hidden(game, seat, a, b)
-    for view in views(game):
-        passes = game.state.passes
-        assert view.my_pass == (kind(passes[view.seat]) if passes[view.seat] >= 0 else None)
+    passes = game.state.passes
+    for seat, view in enumerate(views(game)):
+        assert view.my_pass == (kind(passes[seat]) if passes[seat] >= 0 else None)
+    assert game.public_view().my_pass is None
 
 
 # -- worked examples -------------------------------------------------------------------------------
@@ -349,11 +354,11 @@ def test_example_double_chocolate_put_back() -> None:
     game = Game.new(3, deck=deck)
     for seat in range(3):
         game.apply(seat, f"pick {seat + 1}")
-    assert game.phase is Phase.DOUBLE_CHOCOLATE
+    assert game.pending_power == "double_chocolate"
     assert [v.drawn for v in views(game)] == [("powdered", "boston_cream"), (), ()]
     game.apply(0, "keep powdered")
     # Seat 1's French Cruller waits; Boston Cream is on top of the deck, known to seat 0.
-    assert game.phase is Phase.FRENCH_CRULLER
+    assert game.pending_power == "french_cruller"
     assert [v.known_deck_top for v in views(game)] == ["boston_cream", None, None]
     assert game.view(0).unseen["boston_cream"] == game.view(1).unseen["boston_cream"] - 1
     assert not any(e.type is EventType.CARD_PUT_BACK for v in views(game)[1:] for e in v.events)
@@ -379,7 +384,7 @@ def test_example_cinnamon_twist_passes() -> None:
     game.apply(0, "pick 5")
     for seat in (1, 2, 3):
         game.apply(seat, f"pick {seat + 1}")
-    assert game.phase is Phase.CINNAMON_TWIST
+    assert game.pending_power == "cinnamon_twist"
     # Seat 0 has only its Plain to pass: passed without being asked.
     assert game.to_act == (1, 2, 3)
     assert [v.my_pass for v in views(game)] == ["plain", None, None, None]

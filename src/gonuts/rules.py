@@ -80,6 +80,8 @@ def apply(g: GameState, player: int, action_id: int) -> None:
     legal = legal_ids(g, player)
     if not legal:
         raise NotYourTurnError(f"player {player} has no decision to take now")
+    if not 0 <= action_id < A.NUM_ACTIONS:
+        raise IllegalActionError(f"{action_id} is not an action id (0 to {A.NUM_ACTIONS - 1})")
     if action_id not in legal:
         raise IllegalActionError(
             f"{A.ACTIONS[action_id]} is not legal for player {player} now "
