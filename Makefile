@@ -18,8 +18,8 @@ run: setup
 	$(BIN)/gonuts play --players 3 --humans 1
 
 lint: setup
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff format --check src tests examples
 
 typecheck: setup
 	$(BIN)/mypy
@@ -36,7 +36,7 @@ bench: setup
 lock:
 	$(BIN)/python -m pip install --quiet pip-tools
 	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --no-emit-index-url \
-	  --no-emit-find-links --extra dev --strip-extras -o requirements/lock.txt \
+	  --no-emit-find-links --extra dev --extra research --extra train --strip-extras -o requirements/lock.txt \
 	  pyproject.toml requirements/build.in
 
 clean:

@@ -17,7 +17,7 @@ GYM_ENV_ID = "gonuts/GoNuts-v0"
 
 def _register_gymnasium() -> None:
     try:
-        import gymnasium
+        import gymnasium  # noqa: PLC0415 - optional: only with the research extra
     except ImportError:  # pragma: no cover - the research extra is not installed
         return
     if GYM_ENV_ID not in gymnasium.registry:

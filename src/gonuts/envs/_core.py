@@ -6,7 +6,7 @@ from typing import Final, Literal
 
 from gonuts import rules
 from gonuts.cards import check_player_count
-from gonuts.envs.encoding import NUM_ENV_ACTIONS, from_env_action, to_env_action
+from gonuts.envs.encoding import NUM_ENV_ACTIONS, REWARD_MODES, from_env_action, to_env_action
 from gonuts.game import Game
 from gonuts.state import GameState
 
@@ -21,8 +21,6 @@ def agent_name(seat: int) -> str:
 
 
 def check_options(players: int, reward: str, illegal_action: str) -> None:
-    from gonuts.envs.encoding import REWARD_MODES
-
     check_player_count(players)
     if reward not in REWARD_MODES:
         raise ValueError(f"unknown reward {reward!r} (choose from: {', '.join(REWARD_MODES)})")
@@ -72,9 +70,7 @@ def render_text(game: Game) -> str:
     """A plain-text picture of the table as a spectator sees it."""
     view = game.public_view()
     lines = [f"round {view.round}, {view.phase.value}, deck {view.deck_size}"]
-    lines.append(
-        "row: " + "  ".join(f"{i + 1}:{c or '-'}" for i, c in enumerate(view.row))
-    )
+    lines.append("row: " + "  ".join(f"{i + 1}:{c or '-'}" for i, c in enumerate(view.row)))
     for p, name in enumerate(view.players):
         coll = ", ".join(f"{k}×{v}" for k, v in sorted(view.collections[p].items())) or "—"
         lines.append(f"{name} [{view.scores[p]}]: {coll}")

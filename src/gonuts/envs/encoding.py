@@ -60,15 +60,23 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from gonuts import actions as A
-from gonuts.actions import ACTIONS, Action
+from gonuts.actions import (
+    ACTIONS,
+    DISCARD_FROM_BASE,
+    GIVE_BASE,
+    NUM_ACTIONS,
+    TAKE_FROM_BASE,
+    Action,
+    Verb,
+)
+from gonuts.actions import MAX_POSITIONS as _MAX_POSITIONS
 from gonuts.cards import KIND_BY_ID, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
 from gonuts.state import Phase
 from gonuts.view import PlayerView
 
 K: Final = NUM_KINDS
-MAX_POSITIONS: Final = A.MAX_POSITIONS
-NUM_ENV_ACTIONS: Final = A.NUM_ACTIONS
+MAX_POSITIONS: Final = _MAX_POSITIONS
+NUM_ENV_ACTIONS: Final = NUM_ACTIONS
 PHASES: Final[tuple[Phase, ...]] = tuple(Phase)
 
 ObsArray = npt.NDArray[np.float32]
@@ -137,16 +145,16 @@ def _bounds() -> tuple[ObsArray, ObsArray]:
 
 OBS_LOW, OBS_HIGH = _bounds()
 
-_SEATED: Final = frozenset((A.Verb.TAKE_FROM, A.Verb.GIVE, A.Verb.DISCARD_FROM))
+_SEATED: Final = frozenset((Verb.TAKE_FROM, Verb.GIVE, Verb.DISCARD_FROM))
 _SEAT_BASES: Final = {
-    A.Verb.TAKE_FROM: A.TAKE_FROM_BASE,
-    A.Verb.GIVE: A.GIVE_BASE,
-    A.Verb.DISCARD_FROM: A.DISCARD_FROM_BASE,
+    Verb.TAKE_FROM: TAKE_FROM_BASE,
+    Verb.GIVE: GIVE_BASE,
+    Verb.DISCARD_FROM: DISCARD_FROM_BASE,
 }
 _KIND_INDEX: Final = {kid: k.index for kid, k in KIND_BY_ID.items()}
 
 
-# -- actions ----------------------------------------------------------------------------------------
+# -- actions ---------------------------------------------------------------------------------
 
 
 def to_env_action(action_id: int, seat: int, players: int) -> int:
@@ -306,7 +314,5 @@ def terminal_rewards(
         share = 1.0 / len(winners) if winners else 0.0
         return [share if p in winners else 0.0 for p in range(n)]
     if mode == "score_diff":
-        return [
-            float(scores[p] - max(scores[q] for q in range(n) if q != p)) for p in range(n)
-        ]
+        return [float(scores[p] - max(scores[q] for q in range(n) if q != p)) for p in range(n)]
     raise ValueError(f"unknown reward mode {mode!r} (choose from: {', '.join(REWARD_MODES)})")

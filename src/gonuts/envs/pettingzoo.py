@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped,unused-ignore]
 
 from gonuts import rules
 from gonuts.envs._core import (
@@ -154,7 +154,9 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
         obs = {a: self._observe(p) for p, a in enumerate(self.agents)}
         return obs, {a: {} for a in self.agents}
 
-    def step(self, actions: dict[str, Any]) -> tuple[
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
         dict[str, Obs],
         dict[str, float],
         dict[str, bool],
@@ -169,9 +171,7 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
         chosen: list[tuple[int, int]] = []
         for seat in rules.to_act(state):
             agent = self.possible_agents[seat]
-            action_id, illegal = engine_action(
-                state, seat, actions.get(agent), self.illegal_action
-            )
+            action_id, illegal = engine_action(state, seat, actions.get(agent), self.illegal_action)
             chosen.append((seat, action_id))
             if illegal:
                 infos[agent]["illegal_action"] = True

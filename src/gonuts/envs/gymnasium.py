@@ -1,0 +1,174 @@
+"""A single-agent Gymnasium environment, ``gonuts/GoNuts-v0``: you against bots.
+
+>>> import gymnasium, gonuts.envs
+>>> env = gymnasium.make("gonuts/GoNuts-v0", players=3, opponents="random")
+>>> obs, info = env.reset(seed=1)
+>>> sorted(obs)
+['action_mask', 'observation']
+
+The agent plays one seat (``seat``; ``None``, the default, draws a seat at every reset); the
+other seats are :mod:`gonuts.bots` by their CLI names (``opponents``: one name for all, or one
+per opponent in seat order), each seeing only its own view. ``step`` takes the agent's
+decision and runs the bots until the agent must decide again or the game ends; selections stay
+secret both ways (views never show pending picks).
+
+Observations are ``{"observation": float32[OBS_SIZE], "action_mask": int8[521]}`` (see
+:mod:`gonuts.envs.encoding`); the mask is also in ``info["action_mask"]`` and from
+:meth:`GoNutsEnv.action_masks` (the sb3-contrib ``MaskablePPO`` convention). The reward is 0
+until the end, then ``reward="win_share"`` (1 for a sole win, split on a shared victory) or
+``"score_diff"`` (own final score minus the best other score). An illegal action is replaced
+by the lowest legal id and flagged ``info["illegal_action"]`` (``illegal_action="raise"``
+refuses it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from gonuts import rules
+from gonuts.bots import Bot, make_bot
+from gonuts.envs._core import (
+    SEED_BOUND,
+    IllegalPolicy,
+    check_options,
+    engine_action,
+    new_game,
+    render_text,
+)
+from gonuts.envs.encoding import (
+    NUM_ENV_ACTIONS,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    MaskArray,
+    action_mask,
+    encode_observation,
+    terminal_rewards,
+)
+from gonuts.game import Game
+
+Obs = dict[str, np.ndarray[Any, Any]]
+
+
+class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
+    """One seat of Go Nuts for Donuts against bots (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self,
+        players: int = 3,
+        *,
+        seat: int | None = None,
+        opponents: str | Sequence[str] = "random",
+        reward: str = "win_share",
+        illegal_action: IllegalPolicy = "substitute",
+        render_mode: str | None = None,
+    ) -> None:
+        check_options(players, reward, illegal_action)
+        if seat is not None and not 0 <= seat < players:
+            raise ValueError(f"no seat {seat} in a {players}-player game")
+        names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
+        if len(names) != players - 1:
+            raise ValueError(f"need {players - 1} opponents, got {len(names)}")
+        for name in names:
+            make_bot(name)  # fail now on an unknown name
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}")
+        self.players = players
+        self.fixed_seat = seat
+        self.opponent_names = tuple(names)
+        self.reward_mode = reward
+        self.illegal_action: IllegalPolicy = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ENV_ACTIONS,), np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(NUM_ENV_ACTIONS)
+        self.seat = 0 if seat is None else seat
+        self.game: Game = new_game(players, 0)
+        self.bots: dict[int, Bot] = {}
+
+    # -- gymnasium API -------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.seat = int(rng.integers(self.players)) if self.fixed_seat is None else self.fixed_seat
+        self.game = new_game(self.players, int(rng.integers(SEED_BOUND)))
+        others = [p for p in range(self.players) if p != self.seat]
+        self.bots = {
+            p: make_bot(name, int(rng.integers(SEED_BOUND)))
+            for p, name in zip(others, self.opponent_names, strict=True)
+        }
+        self._run_bots()
+        obs = self._obs()
+        return obs, self._info(obs, illegal=False)
+
+    def step(self, action: Any) -> tuple[Obs, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self.game.is_over:
+            raise RuntimeError("step() after the game ended: call reset()")
+        state = self.game.state
+        action_id, illegal = engine_action(state, self.seat, action, self.illegal_action)
+        rules.apply(state, self.seat, action_id)
+        self._run_bots()
+        obs = self._obs()
+        over = self.game.is_over
+        reward = 0.0
+        if over:
+            reward = terminal_rewards(self.game.scores(), self.game.winner_seats, self.reward_mode)[
+                self.seat
+            ]
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, over, False, self._info(obs, illegal=illegal)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game) + f"\n(agent: seat {self.seat})"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # -- masks -----------------------------------------------------------------------------------
+
+    def action_masks(self) -> MaskArray:
+        """The legal-action mask now (sb3-contrib ``MaskablePPO`` calls this)."""
+        return action_mask(self.game.view(self.seat))
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _run_bots(self) -> None:
+        state = self.game.state
+        while state.phase.value != "over":
+            waiting = rules.to_act(state)
+            if self.seat in waiting:
+                return
+            for p in waiting:
+                choice = self.bots[p].choose(self.game.view(p))
+                rules.apply(state, p, choice.id)
+
+    def _obs(self) -> Obs:
+        view = self.game.view(self.seat)
+        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
+
+    def _info(self, obs: Obs, *, illegal: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": obs["action_mask"].copy(), "seat": self.seat}
+        if illegal:
+            info["illegal_action"] = True
+        if self.game.is_over:
+            info["scores"] = tuple(self.game.scores())
+            info["winners"] = tuple(self.game.winner_seats)
+        return info
