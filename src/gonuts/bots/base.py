@@ -1,11 +1,19 @@
-"""The bot interface and the uniformly random bot."""
+"""The bot interface, the uniformly random bot and the registry of bots by name.
+
+A bot is anything with a ``name`` and ``choose(view) -> Action``. It receives only a
+:class:`~gonuts.view.PlayerView` — a frozen copy of what its seat may know, with no reference
+to the game state — so it structurally cannot read the deck order or another player's pending
+pick. Every kind of decision (selections and every power's choices) goes through ``choose``.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from gonuts.actions import Action
+from gonuts.bots.greedy import GreedyBot
+from gonuts.bots.mcts import MCTSBot
 from gonuts.view import PlayerView
 
 
@@ -34,11 +42,75 @@ class RandomBot:
         return self.rng.choice(view.legal)
 
 
-BOT_NAMES = ("random",)
+class NoisyBot:
+    """Another bot that plays a uniformly random legal action with probability ``epsilon``."""
+
+    def __init__(self, inner: Bot, epsilon: float, name: str, seed: int | None = None) -> None:
+        self.inner = inner
+        self.epsilon = epsilon
+        self.name = name
+        self.rng = random.Random(seed)
+
+    def choose(self, view: PlayerView) -> Action:
+        if not view.legal:
+            raise ValueError("this seat has no decision to take")
+        if self.rng.random() < self.epsilon:
+            return self.rng.choice(view.legal)
+        return self.inner.choose(view)
+
+
+BOT_NAMES: Final = ("random", "greedy", "mcts", "easy", "medium", "hard")
+"""Names :func:`make_bot` knows. ``mcts:N`` (N iterations) and ``mcts:Xs`` (X seconds per
+decision) set the search budget."""
+
+DIFFICULTIES: Final = {
+    "easy": "greedy playing at random one time in three",
+    "medium": "greedy",
+    "hard": "mcts, 1 s per decision",
+}
+
+
+def parse_budget(spec: str) -> tuple[int | None, float | None]:
+    """``"500"`` → 500 iterations; ``"0.5s"`` → 0.5 seconds. ``ValueError`` otherwise."""
+    try:
+        if spec.endswith("s"):
+            seconds = float(spec[:-1])
+            if seconds > 0:
+                return None, seconds
+        else:
+            iterations = int(spec)
+            if iterations > 0:
+                return iterations, None
+    except ValueError:
+        pass
+    raise ValueError(
+        f"bad search budget {spec!r}: use N (iterations) or Xs (seconds), e.g. 500 or 0.5s"
+    )
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by its CLI name."""
-    if name == "random":
+    """A bot by its CLI name: ``random``, ``greedy``, ``mcts`` (1 s per decision),
+    ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``."""
+    base, colon, budget = name.partition(":")
+    if colon and base != "mcts":
+        raise ValueError(f"only mcts takes a budget, not {name!r}")
+    if base == "random":
         return RandomBot(seed)
-    raise ValueError(f"unknown bot {name!r} (choose from: {', '.join(BOT_NAMES)})")
+    if base == "greedy":
+        return GreedyBot(seed)
+    if base == "mcts":
+        if colon:
+            iterations, seconds = parse_budget(budget)
+            return MCTSBot(seed, iterations=iterations, seconds=seconds, name=name)
+        return MCTSBot(seed, seconds=1.0)
+    if base == "easy":
+        return NoisyBot(GreedyBot(seed), 1 / 3, "easy", None if seed is None else seed + 7919)
+    if base == "medium":
+        bot = GreedyBot(seed)
+        bot.name = "medium"
+        return bot
+    if base == "hard":
+        return MCTSBot(seed, seconds=1.0, name="hard")
+    raise ValueError(
+        f"unknown bot {name!r} (choose from: {', '.join(BOT_NAMES)}; mcts:N or mcts:Xs)"
+    )

@@ -33,8 +33,14 @@ from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView
 
 K: Final = NUM_KINDS
-TEMPERATURE: Final = 1.5
+TEMPERATURE: Final = 2.0
 """Softmax temperature of the opponent model (points)."""
+UNIFORM: Final = 0.3
+"""Share of uniformly random play in the opponent model."""
+SELF_TEMPERATURE: Final = 0.3
+"""Softmax temperature of the bot's own selection (points)."""
+DENIAL: Final = 1.0
+"""Weight of the value a pick denies to opponents."""
 
 
 def _context(view: PlayerView, g: GameState) -> Context:
@@ -52,29 +58,47 @@ def position_values(g: GameState, ctx: Context, seat: int) -> list[float]:
         if kind < 0:
             out.append(-math.inf)
         else:
-            out.append(values[kind] + power_bonus(kind, seat, g.coll, values, g.discard, ctx))
+            out.append(
+                values[kind]
+                + power_bonus(kind, seat, coll=g.coll, values=values, discard=g.discard, ctx=ctx)
+            )
     return out
 
 
 def pick_probabilities(values: list[float], temperature: float = TEMPERATURE) -> list[float]:
-    """Softmax over position values (the opponent model)."""
+    """The opponent model: a softmax over its position values, mixed with uniform play."""
     top = max(values)
     weights = [math.exp((v - top) / temperature) if v > -math.inf else 0.0 for v in values]
     total = sum(weights)
-    return [w / total for w in weights]
+    live = sum(1 for v in values if v > -math.inf)
+    return [(1.0 - UNIFORM) * w / total + (UNIFORM / live if w > 0.0 else 0.0) for w in weights]
 
 
 def selection_scores(g: GameState, ctx: Context, seat: int) -> list[float]:
-    """Expected gain of each position for ``seat``: its value times P(no one else picks it)."""
+    """Expected gain of each position for ``seat``: its value if nobody else picks it, plus the
+    value it denies an opponent who would have taken it alone (a contested card goes to nobody).
+    """
     mine = position_values(g, ctx, seat)
-    free = [1.0] * len(mine)
-    for other in range(g.n):
-        if other == seat:
+    others = [p for p in range(g.n) if p != seat]
+    values = {p: position_values(g, ctx, p) for p in others}
+    probs = {p: pick_probabilities(values[p]) for p in others}
+    out: list[float] = []
+    for i, v in enumerate(mine):
+        if v == -math.inf:
+            out.append(-math.inf)
             continue
-        probs = pick_probabilities(position_values(g, ctx, other))
-        for i, p in enumerate(probs):
-            free[i] *= 1.0 - p
-    return [v * f if v > -math.inf else -math.inf for v, f in zip(mine, free, strict=True)]
+        free = 1.0
+        for p in others:
+            free *= 1.0 - probs[p][i]
+        denied = 0.0
+        for p in others:
+            alone = probs[p][i]
+            for q in others:
+                if q != p:
+                    alone *= 1.0 - probs[q][i]
+            denied += alone * max(0.0, values[p][i])
+        out.append(v * free + DENIAL * denied / len(others))
+    return out
 
 
 class GreedyBot:
@@ -97,8 +121,7 @@ class GreedyBot:
         ctx = _context(view, g)
         if view.phase is Phase.SELECT:
             scores = selection_scores(g, ctx, seat)
-            ranked = [(scores[(a.position or 1) - 1], self.rng.random(), a) for a in legal]
-            return max(ranked, key=lambda t: (t[0], t[1]))[2]
+            return self._sample(legal, [scores[(a.position or 1) - 1] for a in legal])
         if view.phase is Phase.FRENCH_CRULLER:
             return self._cruller(g, ctx, seat, legal)
         if view.phase is Phase.MILK and view.step == 0:
@@ -112,6 +135,18 @@ class GreedyBot:
         assert best is not None
         return best[2]
 
+    def _sample(self, legal: tuple[Action, ...], scores: list[float]) -> Action:
+        """A softmax pick with a low temperature: near-best, but not predictable (identical
+        greedy bots that always took the same best card would only collide with each other)."""
+        top = max(scores)
+        weights = [math.exp((s - top) / SELF_TEMPERATURE) for s in scores]
+        x = self.rng.random() * sum(weights)
+        for action, w in zip(legal, weights, strict=True):
+            x -= w
+            if x < 0.0:
+                return action
+        return legal[scores.index(top)]
+
     @staticmethod
     def _after(g: GameState, ctx: Context, seat: int, action: Action) -> float:
         """The seat's standing after ``action`` (tried on a copy of the sampled state)."""
@@ -124,9 +159,7 @@ class GreedyBot:
             rules.apply_unchecked(h, seat, action.id)
         return relative(estimate(h.coll, ctx), seat)
 
-    def _cruller(
-        self, g: GameState, ctx: Context, seat: int, legal: tuple[Action, ...]
-    ) -> Action:
+    def _cruller(self, g: GameState, ctx: Context, seat: int, legal: tuple[Action, ...]) -> Action:
         mine = card_values(g.coll, ctx, seat)
         others = [card_values(g.coll, ctx, p) for p in range(g.n) if p != seat]
         best: tuple[float, Action] | None = None

@@ -74,8 +74,7 @@ def _set_potential(kind: int, count: int, ctx: Context) -> float:
     for extra in range(1, more + 1):
         q *= REACH
         value = table[min(count + extra, last)] * q
-        if value > best:
-            best = value
+        best = max(best, value)
     return best
 
 
@@ -142,6 +141,7 @@ def card_values(coll: Sequence[int], ctx: Context, seat: int) -> list[float]:
 def power_bonus(
     kind: int,
     seat: int,
+    *,
     coll: Sequence[int],
     values: Sequence[float],
     discard: Sequence[int],
@@ -159,18 +159,15 @@ def power_bonus(
     if kind == DOUBLE_CHOCOLATE:
         return AVERAGE_CARD * 1.5
     if kind in (RED_VELVET, DAY_OLD):
-        best = sorted((values[k] for k in set(discard)), reverse=True)
+        ranked = sorted((values[k] for k in set(discard)), reverse=True)
         takes = 1 if kind == RED_VELVET else 3
-        return sum(v for v in best[:takes] if v > 0)
+        return sum(v for v in ranked[:takes] if v > 0)
     if kind == SPRINKLED:
         # Must give one of the other cards away (or this Sprinkled, worth 2, if none).
         return -min((values[k] for k in own), default=2.0)
     if kind == BEAR_CLAW:
-        best = max(
-            (values[k] for p in range(n) if p != seat for k in range(K) if coll[p * K + k]),
-            default=0.0,
-        )
-        return max(0.0, best) + 0.5
+        stealable = [values[k] for p in range(n) if p != seat for k in range(K) if coll[p * K + k]]
+        return max(0.0, max(stealable, default=0.0)) + 0.5
     if kind == STRAWBERRY_GLAZED:
         return 1.5 if any(coll[p * K + k] for p in range(n) if p != seat for k in range(K)) else 2.0
     if kind == RASPBERRY_FROSTED:

@@ -1,0 +1,107 @@
+"""Move hints: the search bot's estimate of every legal action of one seat.
+
+>>> from gonuts import Game
+>>> from gonuts.bots import hint
+>>> h = hint(Game.new(3, seed=1), 0, iterations=50, seed=0)
+>>> h.recommended in h.legal
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from gonuts.actions import Action
+from gonuts.bots.mcts import ActionEstimate, search
+from gonuts.game import Game
+from gonuts.view import PlayerView
+
+DEFAULT_ITERATIONS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """Every legal action with its estimated win probability and expected final score."""
+
+    seat: int
+    recommended: Action
+    estimates: tuple[ActionEstimate, ...]
+    """One per legal action, recommended first."""
+    iterations: int
+    seconds: float
+    simultaneous: bool
+
+    @property
+    def legal(self) -> tuple[Action, ...]:
+        return tuple(e.action for e in self.estimates)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready object (for the web app and ``gonuts hint --json``)."""
+        return {
+            "player": self.seat,
+            "recommended": self.recommended.notation,
+            "iterations": self.iterations,
+            "seconds": round(self.seconds, 3),
+            "simultaneous": self.simultaneous,
+            "actions": [
+                {
+                    "action": e.action.notation,
+                    "win_probability": round(e.win_probability, 4),
+                    "expected_score": round(e.expected_score, 3),
+                    "visits": e.visits,
+                    "play_probability": round(e.probability, 4),
+                }
+                for e in self.estimates
+            ],
+        }
+
+
+def hint(
+    source: Game | PlayerView,
+    seat: int | None = None,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    seed: int | None = None,
+) -> Hint:
+    """Estimate every legal action of ``seat`` (a :class:`Game` and a seat, or a seat's view).
+
+    Only the seat's view is searched, so a hint never leaks hidden information. With neither
+    budget given, searches :data:`DEFAULT_ITERATIONS` iterations. ``ValueError`` when the seat
+    has no decision to take.
+    """
+    if isinstance(source, Game):
+        if seat is None:
+            raise ValueError("give the seat to hint for")
+        if not 0 <= seat < source.num_players:
+            raise ValueError(f"no seat {seat} in a {source.num_players}-player game")
+        view = source.view(seat)
+    else:
+        view = source
+        if seat is not None and seat != view.seat:
+            raise ValueError(f"this view belongs to seat {view.seat}, not {seat}")
+    if view.seat is None or not view.legal:
+        who = "a spectator" if view.seat is None else f"player {view.seat}"
+        state = "the game is over" if view.over else f"{who} has no decision to take now"
+        raise ValueError(state)
+    if iterations is None and seconds is None:
+        iterations = DEFAULT_ITERATIONS
+    result = search(view, random.Random(seed), iterations=iterations, seconds=seconds)
+    estimates = result.estimates
+    if len(view.legal) == 1:
+        only = estimates[0]
+        estimates = (
+            ActionEstimate(
+                only.action, only.visits, only.win_probability, only.expected_score, 1.0
+            ),
+        )
+    return Hint(
+        seat=view.seat,
+        recommended=estimates[0].action,
+        estimates=estimates,
+        iterations=result.iterations,
+        seconds=result.seconds,
+        simultaneous=result.simultaneous,
+    )

@@ -1,0 +1,240 @@
+"""``gonuts arena``: bot tournaments with rotating seats, statistics and ratings."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from gonuts.bots.arena import BotSummary, GameResult, play_game, summarize
+from gonuts.bots.base import make_bot
+from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
+
+EXIT_USAGE = 2
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "arena",
+        help="play bots against each other and rate them",
+        description="Play --games games between bots. Seats rotate so that every bot plays "
+        "every seat equally often (use a multiple of --players games). Prints per bot: games, "
+        "win share (shared victories split), mean score ± 95%% CI, mean rank and a "
+        "Bradley–Terry rating (Elo scale) with a bootstrap 95%% interval.",
+    )
+    p.add_argument("--players", type=int, required=True, help="players per game, 2–6")
+    p.add_argument(
+        "--bots",
+        required=True,
+        help="comma-separated bot names, one per seat (or one for every seat), e.g. "
+        "mcts,greedy,greedy,greedy; budgets: mcts:500 (iterations) or mcts:0.5s",
+    )
+    p.add_argument("--games", type=int, required=True, help="number of games")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--save", metavar="DIR", help="write every game as a record into DIR")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON ('-': stdout)")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the games on a Ray cluster (default: start a local one); "
+        "needs the optional extra: pip install 'gonuts[ray]'",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run)
+
+
+def fail(message: str) -> int:
+    print(f"gonuts arena: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def parse_bots(text: str, players: int) -> list[str]:
+    bots = [b.strip() for b in text.split(",")]
+    if any(not b for b in bots):
+        raise ValueError("--bots: empty bot name")
+    if len(bots) == 1:
+        bots *= players
+    if len(bots) != players:
+        raise ValueError(f"--bots: give {players} bot names (one per seat) or one, not {len(bots)}")
+    for name in dict.fromkeys(bots):
+        make_bot(name, 0)  # ValueError for an unknown name or a bad budget
+    return bots
+
+
+def _play(task: tuple[list[str], int, int, bool]) -> GameResult:
+    bots, index, seed, save = task
+    return play_game(bots, index, seed, save)
+
+
+def run_local(
+    bots: list[str], games: int, seed: int, save: bool, jobs: int
+) -> Iterator[GameResult]:
+    tasks = [(bots, i, seed, save) for i in range(games)]
+    if jobs <= 1:
+        for task in tasks:
+            yield _play(task)
+        return
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else None)
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(_play, tasks)
+
+
+def run_ray(
+    bots: list[str], games: int, seed: int, save: bool, address: str
+) -> Iterator[GameResult]:
+    ray: Any = importlib.import_module("ray")  # the optional extra gonuts[ray]
+
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(log_to_driver=False, include_dashboard=False)
+        started = True
+    try:
+        remote = ray.remote(play_game)
+        pending = [remote.remote(bots, i, seed, save) for i in range(games)]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                result: GameResult = ray.get(ref)
+                yield result
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run(args: argparse.Namespace) -> int:
+    n = args.players
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        return fail(f"--players must be 2 to 6, not {n}")
+    if args.games < 1:
+        return fail("--games must be at least 1")
+    if args.jobs < 1:
+        return fail("--jobs must be at least 1")
+    try:
+        bots = parse_bots(args.bots, n)
+    except ValueError as exc:
+        return fail(str(exc))
+    save_dir = Path(args.save) if args.save else None
+    if save_dir is not None:
+        try:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return fail(f"cannot create {save_dir}: {exc.strerror or exc}")
+    source: Iterator[GameResult]
+    if args.ray is not None:
+        try:
+            importlib.import_module("ray")
+        except ImportError:
+            return fail("--ray needs Ray: pip install 'gonuts[ray]'")
+        source = run_ray(bots, args.games, args.seed, save_dir is not None, args.ray)
+    else:
+        source = run_local(bots, args.games, args.seed, save_dir is not None, args.jobs)
+    console = Console(stderr=True, highlight=False)
+    results = collect(source, args.games, console, quiet=args.quiet, save_dir=save_dir)
+    if results is None:
+        return 1
+    results.sort(key=lambda r: r.index)
+    summary = summarize(results, bots, seed=args.seed)
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    out.print(summary_table(summary, n, len(results)))
+    if args.json:
+        payload = to_json(n, results, summary, args.seed, bots)
+        text = json.dumps(payload, indent=1) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            try:
+                Path(args.json).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                print(f"gonuts arena: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
+                return 1
+    return 0
+
+
+def collect(
+    source: Iterator[GameResult],
+    games: int,
+    console: Console,
+    *,
+    quiet: bool,
+    save_dir: Path | None,
+) -> list[GameResult] | None:
+    results: list[GameResult] = []
+    progress = Progress(
+        TextColumn("[bold]arena"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=quiet,
+    )
+    write: Callable[[GameResult], None] = (
+        (lambda r: _save(save_dir, r)) if save_dir is not None else (lambda r: None)
+    )
+    try:
+        with progress:
+            task = progress.add_task("games", total=games)
+            for result in source:
+                write(result)
+                results.append(result)
+                progress.advance(task)
+    except OSError as exc:
+        print(f"gonuts arena: cannot save a record: {exc}", file=sys.stderr)
+        return None
+    return results
+
+
+def _save(directory: Path, result: GameResult) -> None:
+    assert result.record is not None
+    (directory / f"game-{result.index:05d}.json").write_text(result.record, encoding="utf-8")
+
+
+def summary_table(summary: Sequence[BotSummary], players: int, games: int) -> Table:
+    table = Table(title=f"Arena: {games} games, {players} players")
+    for column in ("bot", "games", "win share", "mean score (95% CI)", "mean rank", "rating"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    table.add_column("s/decision", justify="right")
+    for s in summary:
+        table.add_row(
+            s.name,
+            str(s.games),
+            f"{s.win_share:.1%} ± {(s.win_share_ci[1] - s.win_share_ci[0]) / 2:.1%}",
+            f"{s.mean_score:.1f} ({s.mean_score_ci[0]:.1f}–{s.mean_score_ci[1]:.1f})",
+            f"{s.mean_rank:.2f}",
+            f"{s.rating:+.0f} ({s.rating_ci[0]:+.0f}…{s.rating_ci[1]:+.0f})",
+            f"{s.seconds_per_decision:.3f}",
+        )
+    return table
+
+
+def to_json(
+    players: int,
+    results: Sequence[GameResult],
+    summary: Sequence[BotSummary],
+    seed: int,
+    bots: Sequence[str],
+) -> dict[str, Any]:
+    return {
+        "players": players,
+        "games": len(results),
+        "seed": seed,
+        "lineup": list(bots),
+        "bots": [s.to_dict() for s in summary],
+        "results": [r.to_dict() for r in results],
+    }
