@@ -36,7 +36,7 @@ bench: setup
 lock:
 	$(BIN)/python -m pip install --quiet pip-tools
 	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --no-emit-index-url \
-	  --no-emit-find-links --extra dev --extra research --extra train --strip-extras -o requirements/lock.txt \
+	  --no-emit-find-links --extra dev --extra research --extra train --extra ray --strip-extras -o requirements/lock.txt \
 	  pyproject.toml requirements/build.in
 
 clean:

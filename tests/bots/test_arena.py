@@ -151,7 +151,7 @@ def test_arena_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str])
 
 
 def test_ray_backend(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+    """Against a local Ray instance (the ray extra is installed by make test)."""
     out = tmp_path / "ray.json"
     code = main(["arena", "--players", "2", "--bots", "greedy,random", "--games", "2",
                  "--ray", "--quiet", "--json", str(out)])  # fmt: skip
