@@ -1,10 +1,10 @@
-# gonuts — two commands on a new machine: `make run` (play) and `make test` (the whole suite).
+# gonuts — two commands on a new machine: `make run` (the web app) and `make test` (the whole suite).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck unit bench lock clean
+.PHONY: setup system-deps run play test lint typecheck unit bench lock clean
 
 setup: $(STAMP)
 
@@ -15,6 +15,9 @@ $(STAMP): requirements/lock.txt pyproject.toml
 	touch $(STAMP)
 
 run: setup
+	$(BIN)/gonuts serve
+
+play: setup
 	$(BIN)/gonuts play --players 3 --humans 1
 
 lint: setup
@@ -24,7 +27,12 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup
+# Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+unit: setup system-deps
 	$(BIN)/pytest -n auto
 
 test: lint typecheck unit

@@ -80,7 +80,7 @@ def owned_kinds(g: GameState, player: int, excluding: int = -1) -> list[int]:
     return [k for k in range(K) if coll[base + k] > (1 if k == excluding else 0)]
 
 
-def opponents(g: GameState, player: int) -> range | list[int]:
+def opponents(g: GameState, player: int) -> list[int]:
     return [s for s in range(g.n) if s != player]
 
 

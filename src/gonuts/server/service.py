@@ -1,0 +1,794 @@
+"""The table manager: lobby, seats, live games, bots, hints and broadcasting.
+
+The database is the source of truth. Every accepted action is applied to a copy of the game,
+committed, and only then made current, acknowledged and broadcast. A table's game is rebuilt
+from its stored deck and actions when it is first needed (e.g. after a restart). Only
+:class:`~gonuts.view.PlayerView`-derived JSON ever leaves this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import unicodedata
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final, Protocol
+
+from sqlalchemy import select
+
+from gonuts.actions import Action, parse_action
+from gonuts.bots import Bot, hint, make_bot
+from gonuts.cards import KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
+from gonuts.errors import (
+    GameOverError,
+    IllegalActionError,
+    MalformedActionError,
+    NotYourTurnError,
+    RecordError,
+)
+from gonuts.game import Game
+from gonuts.record import Record, apply_recorded
+from gonuts.rng import seeded_shuffle
+from gonuts.server import i18n
+from gonuts.server.db import (
+    ActionRow,
+    FinishedRow,
+    SeatRow,
+    TableRow,
+    hash_token,
+    make_engine,
+    make_sessionmaker,
+    utcnow,
+)
+from gonuts.view import PlayerView
+
+log = logging.getLogger("gonuts.server")
+
+BOT_LEVELS: Final = ("easy", "medium", "hard")
+REPLACEMENT_LEVEL: Final = "medium"
+MAX_NAME: Final = 24
+
+
+class ServiceError(Exception):
+    """A refusal with a protocol error code (docs/protocol.md) and an optional detail."""
+
+    def __init__(self, code: str, detail: str | None = None, status: int = 409) -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.detail = detail
+        self.status = status
+
+
+class Sender(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass(eq=False)
+class Conn:
+    """One WebSocket connection: a seat (None for a spectator) and what it has been sent."""
+
+    sender: Sender
+    seat: int | None
+    lang: str
+    sent_events: int = 0
+    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        async with self.send_lock:
+            try:
+                await self.sender.send_text(text)
+            except Exception:  # a closed socket: its handler cleans up
+                log.debug("send failed", exc_info=True)
+
+
+@dataclass
+class Seat:
+    seat: int
+    kind: str
+    level: str | None
+    name: str | None
+    token_hash: str | None
+    hints: bool = False
+    replaced: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.kind == "bot" or self.token_hash is not None
+
+    @property
+    def bot_level(self) -> str | None:
+        """The level of the bot playing this seat now, or None for a human at the controls."""
+        if self.kind == "bot":
+            return self.level or REPLACEMENT_LEVEL
+        return REPLACEMENT_LEVEL if self.replaced else None
+
+
+@dataclass(eq=False)
+class LiveTable:
+    id: str
+    created_at: datetime
+    status: str
+    deck: tuple[str, ...]
+    seats: list[Seat]
+    next_table: str | None = None
+    game: Game | None = None
+    conns: set[Conn] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task[None] | None = None
+    replace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    bots: dict[int, Bot] = field(default_factory=dict)
+    hinted: set[tuple[int, int]] = field(default_factory=set)
+
+    @property
+    def version(self) -> int:
+        return len(self.game.actions_taken()) if self.game is not None else 0
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.conns)
+
+
+BotFactory = Callable[[str, int], Bot]
+
+
+def _default_bot_factory(level: str, seed: int) -> Bot:
+    return make_bot(level, seed)
+
+
+def check_name(raw: str) -> str:
+    name = " ".join(raw.split())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise ServiceError("malformed", f"a name has 1 to {MAX_NAME} characters", 422)
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise ServiceError("malformed", "a name cannot contain control characters", 422)
+    return name
+
+
+def _new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Service:
+    """Everything the HTTP and WebSocket handlers need; one per app."""
+
+    def __init__(
+        self,
+        db_url: str,
+        *,
+        bot_delay: float = 0.5,
+        replace_after: float = 120.0,
+        hint_iterations: int = 300,
+        bot_factory: BotFactory | None = None,
+    ) -> None:
+        self.engine = make_engine(db_url)
+        self.sessions = make_sessionmaker(self.engine)
+        self.bot_delay = bot_delay
+        self.replace_after = replace_after
+        self.hint_iterations = hint_iterations
+        self.bot_factory = bot_factory or _default_bot_factory
+        self.tables: dict[str, LiveTable] = {}
+        self._load_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def close(self) -> None:
+        for table in self.tables.values():
+            for task in [table.bot_task, *table.replace_tasks.values()]:
+                if task is not None:
+                    task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        self.engine.dispose()
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- loading ----------------------------------------------------------------------------------
+
+    async def get(self, table_id: str) -> LiveTable:
+        """The live table, rebuilt from the database if needed; ``unknown_table`` otherwise."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        async with self._load_lock:
+            table = self.tables.get(table_id)
+            if table is None:
+                table = self._load(table_id)
+                self.tables[table_id] = table
+                if table.status == "playing":
+                    self._watch_absent(table)
+        if table.status == "playing":
+            self._kick_bots(table)
+        return table
+
+    def _watch_absent(self, table: LiveTable) -> None:
+        """After a restart nobody is connected: start the replacement clocks of human seats."""
+        for s in table.seats:
+            if s.kind == "human" and not s.replaced and s.seat not in table.replace_tasks:
+                table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
+
+    def _load(self, table_id: str) -> LiveTable:
+        if not isinstance(table_id, str) or len(table_id) > 32:
+            raise ServiceError("unknown_table", None, 404)
+        with self.sessions() as s:
+            row = s.get(TableRow, table_id)
+            if row is None:
+                raise ServiceError("unknown_table", None, 404)
+            seats = [
+                Seat(r.seat, r.kind, r.level, r.name, r.token_hash, r.hints, r.replaced)
+                for r in row.seats
+            ]
+            actions = s.scalars(
+                select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.seq)
+            ).all()
+            table = LiveTable(
+                id=row.id,
+                created_at=row.created_at,
+                status=row.status,
+                deck=tuple(json.loads(row.deck)),
+                seats=seats,
+                next_table=row.next_table,
+            )
+            if row.status != "open":
+                game = self._new_game(table)
+                for i, a in enumerate(actions):
+                    apply_recorded(game, i, a.seat, a.notation)
+                table.game = game
+        self._make_bots(table)
+        return table
+
+    def _new_game(self, table: LiveTable) -> Game:
+        names = [s.name or f"Player {s.seat + 1}" for s in table.seats]
+        return Game.new(names, deck=table.deck)
+
+    def _make_bots(self, table: LiveTable) -> None:
+        for s in table.seats:
+            level = s.bot_level
+            if level is not None and s.seat not in table.bots:
+                table.bots[s.seat] = self.bot_factory(level, secrets.randbits(32))
+
+    # -- lobby ------------------------------------------------------------------------------------
+
+    async def create_table(
+        self, seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+    ) -> tuple[LiveTable, int | None, str | None]:
+        n = len(seats)
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ServiceError("malformed", "a table has 2 to 6 seats", 422)
+        for kind, level in seats:
+            if kind == "bot" and level not in BOT_LEVELS:
+                raise ServiceError("malformed", "a bot seat needs a level", 422)
+        if name is not None:
+            name = check_name(name)
+        deck = tuple(KIND_IDS[k] for k in seeded_shuffle(canonical_deck(n), secrets.randbits(63)))
+        table_id = secrets.token_urlsafe(8)
+        seat_rows = []
+        my_seat: int | None = None
+        token: str | None = None
+        for i, (kind, level) in enumerate(seats):
+            row = SeatRow(seat=i, kind=kind, level=level if kind == "bot" else None)
+            if kind == "bot":
+                row.name = i18n.bot_name(i, level or REPLACEMENT_LEVEL, lang)
+            elif name is not None and my_seat is None:
+                my_seat, token = i, _new_token()
+                row.name, row.token_hash, row.last_seen = name, hash_token(token), utcnow()
+            seat_rows.append(row)
+        with self.sessions() as s, s.begin():
+            s.add(
+                TableRow(
+                    id=table_id,
+                    players=n,
+                    deck=json.dumps(list(deck)),
+                    status="open",
+                    seats=seat_rows,
+                )
+            )
+        table = await self.get(table_id)
+        await self._maybe_start(table)
+        return table, my_seat, token
+
+    async def join(self, table_id: str, name: str, seat: int | None = None) -> tuple[int, str]:
+        """Take a free human seat (``seat`` if given and free, else the first)."""
+        name = check_name(name)
+        table = await self.get(table_id)
+        async with table.lock:
+            if table.status != "open":
+                raise ServiceError("table_full", "the game has already started")
+            free = [s for s in table.seats if s.kind == "human" and not s.taken]
+            if not free:
+                raise ServiceError("table_full")
+            chosen = next((s for s in free if s.seat == seat), free[0])
+            token = _new_token()
+            with self.sessions() as s, s.begin():
+                row = s.get(SeatRow, (table.id, chosen.seat))
+                assert row is not None
+                row.name, row.token_hash, row.last_seen = name, hash_token(token), utcnow()
+            chosen.name, chosen.token_hash = name, hash_token(token)
+        await self.broadcast_table(table)
+        await self._maybe_start(table)
+        return chosen.seat, token
+
+    def seat_for_token(self, table: LiveTable, token: str | None) -> int:
+        """The seat ``token`` holds at ``table``; ``bad_token`` otherwise."""
+        if token:
+            digest = hash_token(token)
+            for s in table.seats:
+                if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
+                    return s.seat
+        raise ServiceError("bad_token", None, 403)
+
+    async def _maybe_start(self, table: LiveTable) -> None:
+        async with table.lock:
+            if table.status != "open" or not all(s.taken for s in table.seats):
+                return
+            with self.sessions() as s, s.begin():
+                row = s.get(TableRow, table.id)
+                assert row is not None
+                row.status = "playing"
+            table.status = "playing"
+            table.game = self._new_game(table)
+        await self.broadcast_table(table)
+        await self.broadcast_state(table)
+        self._kick_bots(table)
+
+    async def again(self, table_id: str, token: str | None, lang: str) -> tuple[str, int, str]:
+        """Play again: a new table with the same seats; the caller keeps their seat."""
+        table = await self.get(table_id)
+        seat = self.seat_for_token(table, token)
+        if table.status != "finished":
+            raise ServiceError("not_finished")
+        me = table.seats[seat]
+        created = False
+        async with table.lock:
+            if table.next_table is None:
+                new, _, _ = await self.create_table(
+                    [(s.kind, s.level) for s in table.seats], None, lang
+                )
+                table.next_table = new.id
+                created = True
+                with self.sessions() as s, s.begin():
+                    row = s.get(TableRow, table.id)
+                    assert row is not None
+                    row.next_table = new.id
+        next_id = table.next_table
+        assert next_id is not None
+        if created:
+            message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
+            for conn in list(table.conns):
+                await conn.send(message)
+        new_seat, new_token = await self.join(next_id, me.name or f"Player {seat + 1}", seat)
+        return next_id, new_seat, new_token
+
+    # -- connections ------------------------------------------------------------------------------
+
+    async def connect(self, table: LiveTable, conn: Conn) -> None:
+        table.conns.add(conn)
+        if conn.seat is not None:
+            task = table.replace_tasks.pop(conn.seat, None)
+            if task is not None:
+                task.cancel()
+            seat = table.seats[conn.seat]
+            with self.sessions() as s, s.begin():
+                row = s.get(SeatRow, (table.id, conn.seat))
+                assert row is not None
+                row.last_seen = utcnow()
+                row.replaced = False
+            if seat.replaced:
+                seat.replaced = False
+                table.bots.pop(conn.seat, None)
+        await self.broadcast_table(table, exclude=conn)
+
+    async def disconnect(self, table: LiveTable, conn: Conn) -> None:
+        table.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None:
+            with self.sessions() as s, s.begin():
+                row = s.get(SeatRow, (table.id, seat))
+                if row is not None:
+                    row.last_seen = utcnow()
+            if (
+                table.status == "playing"
+                and table.seats[seat].kind == "human"
+                and not table.connected(seat)
+                and seat not in table.replace_tasks
+            ):
+                table.replace_tasks[seat] = self._spawn(self._replace_later(table, seat))
+        await self.broadcast_table(table)
+
+    async def _replace_later(self, table: LiveTable, seat: int) -> None:
+        await asyncio.sleep(self.replace_after)
+        table.replace_tasks.pop(seat, None)
+        if table.connected(seat) or table.status != "playing":
+            return
+        with self.sessions() as s, s.begin():
+            row = s.get(SeatRow, (table.id, seat))
+            assert row is not None
+            row.replaced = True
+        table.seats[seat].replaced = True
+        self._make_bots(table)
+        await self.broadcast_table(table)
+        self._kick_bots(table)
+
+    async def set_hints(self, table: LiveTable, conn: Conn, on: bool) -> None:
+        if conn.seat is None:
+            raise ServiceError("spectator")
+        with self.sessions() as s, s.begin():
+            row = s.get(SeatRow, (table.id, conn.seat))
+            assert row is not None
+            row.hints = on
+        table.seats[conn.seat].hints = on
+        if on:
+            table.hinted.discard((conn.seat, table.version))
+            self._schedule_hints(table)
+
+    # -- playing ----------------------------------------------------------------------------------
+
+    async def act(
+        self,
+        table: LiveTable,
+        seat: int,
+        notation: str,
+        ack: Callable[[int], Awaitable[None]] | None = None,
+    ) -> int:
+        """Apply ``notation`` for ``seat``, commit it, ``ack`` it, broadcast; the new version."""
+        async with table.lock:
+            version = self._apply_locked(table, seat, notation)
+            if ack is not None:
+                await ack(version)
+        await self.broadcast_state(table)
+        if table.status == "finished":
+            await self.broadcast_table(table)
+        self._kick_bots(table)
+        return version
+
+    def _apply_locked(self, table: LiveTable, seat: int, notation: str) -> int:
+        if table.status == "open" or table.game is None:
+            raise ServiceError("not_started")
+        game = table.game
+        try:
+            action: Action = parse_action(notation)
+        except MalformedActionError:
+            raise ServiceError("bad_action", repr(notation)[:80], 422) from None
+        trial = game.copy()
+        try:
+            trial.apply(seat, action)
+        except GameOverError:
+            raise ServiceError("game_over") from None
+        except NotYourTurnError:
+            raise ServiceError("not_your_turn") from None
+        except IllegalActionError:
+            raise ServiceError("illegal", notation) from None
+        seq = len(game.actions_taken())
+        with self.sessions() as s, s.begin():
+            s.add(ActionRow(table_id=table.id, seq=seq, seat=seat, notation=notation))
+            if trial.is_over:
+                row = s.get(TableRow, table.id)
+                assert row is not None
+                row.status = "finished"
+                s.add(
+                    FinishedRow(
+                        table_id=table.id,
+                        players=json.dumps(list(trial.players)),
+                        scores=json.dumps(trial.scores()),
+                        winners=json.dumps(list(trial.winner_seats)),
+                        record=Record.from_game(trial).to_json(),
+                    )
+                )
+        table.game = trial
+        if trial.is_over:
+            table.status = "finished"
+        return seq + 1
+
+    def _kick_bots(self, table: LiveTable) -> None:
+        if table.status != "playing":
+            return
+        if table.bot_task is None or table.bot_task.done():
+            table.bot_task = asyncio.ensure_future(self._drive_bots(table))
+
+    async def _drive_bots(self, table: LiveTable) -> None:
+        while table.status == "playing" and table.game is not None:
+            game = table.game
+            turns = [
+                (s, game.view(s))
+                for s in game.to_act
+                if table.seats[s].bot_level is not None and s in table.bots
+            ]
+            if not turns:
+                return
+            if self.bot_delay:
+                await asyncio.sleep(self.bot_delay)
+            for seat, view in turns:
+                bot = table.bots[seat]
+                try:
+                    action = await asyncio.to_thread(bot.choose, view)
+                except Exception:
+                    log.exception("bot failed at table %s seat %s", table.id, seat)
+                    return
+                if table.seats[seat].bot_level is None:
+                    continue  # the human came back while the bot was thinking
+                try:
+                    async with table.lock:
+                        self._apply_locked(table, seat, action.notation)
+                except ServiceError:
+                    continue  # the position moved on meanwhile; look again
+                await self.broadcast_state(table)
+                if table.status == "finished":
+                    await self.broadcast_table(table)
+
+    def _schedule_hints(self, table: LiveTable) -> None:
+        game = table.game
+        if game is None or table.status != "playing":
+            return
+        version = table.version
+        for seat in game.to_act:
+            s = table.seats[seat]
+            if not s.hints or s.bot_level is not None or (seat, version) in table.hinted:
+                continue
+            if not table.connected(seat):
+                continue
+            table.hinted.add((seat, version))
+            self._spawn(self._send_hint(table, seat, version, game.view(seat)))
+
+    async def _send_hint(self, table: LiveTable, seat: int, version: int, view: PlayerView) -> None:
+        try:
+            result = await asyncio.to_thread(
+                hint, view, iterations=self.hint_iterations, seed=version
+            )
+        except ValueError:
+            return
+        if table.version != version:
+            return
+        data = result.to_dict()
+        for conn in list(table.conns):
+            if conn.seat != seat:
+                continue
+            actions = [
+                {
+                    **a,
+                    "label": i18n.describe_action(
+                        parse_action(a["action"]), view.players, conn.lang
+                    ),
+                }
+                for a in data["actions"]
+            ]
+            await conn.send(
+                {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
+            )
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    def summary(self, table: LiveTable) -> dict[str, Any]:
+        game = table.game
+        over = game is not None and game.is_over
+        return {
+            "id": table.id,
+            "status": table.status,
+            "players": len(table.seats),
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "kind": s.kind,
+                    "level": s.level,
+                    "name": s.name,
+                    "taken": s.taken,
+                    "connected": s.kind == "bot" or table.connected(s.seat),
+                    "bot_playing": s.bot_level is not None,
+                }
+                for s in table.seats
+            ],
+            "invite_url": f"/t/{table.id}",
+            "created_at": table.created_at.isoformat() + "Z",
+            "version": table.version,
+            "round": game.round if game is not None else 0,
+            "scores": game.scores() if game is not None else [],
+            "winners": list(game.winner_seats) if over and game is not None else [],
+            "next_table": table.next_table,
+        }
+
+    def state_message(
+        self, table: LiveTable, seat: int | None, lang: str, start: int
+    ) -> tuple[dict[str, Any], int]:
+        """The ``state`` message for ``seat`` with events from ``start``; and the new count."""
+        game = table.game
+        if game is None:
+            raise ServiceError("not_started")
+        view = game.view(seat) if seat is not None else game.public_view()
+        events = view.events[start:]
+        names = view.players
+        msg = {
+            "type": "state",
+            "version": table.version,
+            "full": start == 0,
+            "view": view_json(view, lang),
+            "events": [event_json(e, names, lang) for e in events],
+            "events_from": start,
+            "breakdown": breakdown_json(game) if game.is_over else None,
+        }
+        return msg, len(view.events)
+
+    async def send_state(self, table: LiveTable, conn: Conn, *, full: bool = False) -> None:
+        if table.game is None:
+            return
+        if full:
+            conn.sent_events = 0
+        msg, count = self.state_message(table, conn.seat, conn.lang, conn.sent_events)
+        conn.sent_events = count
+        await conn.send(msg)
+
+    async def broadcast_state(self, table: LiveTable) -> None:
+        for conn in list(table.conns):
+            await self.send_state(table, conn)
+        self._schedule_hints(table)
+
+    async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None:
+        msg = {"type": "table", "table": self.summary(table)}
+        for conn in list(table.conns):
+            if conn is not exclude:
+                await conn.send(msg)
+
+    # -- listings, records, replays ---------------------------------------------------------------
+
+    async def list_tables(self, status: str | None) -> list[dict[str, Any]]:
+        wanted = (status,) if status else ("open", "playing")
+        with self.sessions() as s:
+            ids = s.scalars(
+                select(TableRow.id)
+                .where(TableRow.status.in_(wanted))
+                .order_by(TableRow.created_at.desc())
+                .limit(100)
+            ).all()
+        return [self.summary(await self.get(i)) for i in ids]
+
+    def list_games(self, limit: int, offset: int) -> list[dict[str, Any]]:
+        with self.sessions() as s:
+            rows = s.scalars(
+                select(FinishedRow)
+                .order_by(FinishedRow.finished_at.desc())
+                .limit(limit)
+                .offset(offset)
+            ).all()
+            return [
+                {
+                    "id": r.table_id,
+                    "players": json.loads(r.players),
+                    "scores": json.loads(r.scores),
+                    "winners": json.loads(r.winners),
+                    "finished_at": r.finished_at.isoformat() + "Z",
+                }
+                for r in rows
+            ]
+
+    def record_text(self, game_id: str) -> str:
+        with self.sessions() as s:
+            row = s.get(FinishedRow, game_id) if len(game_id) <= 32 else None
+            if row is not None:
+                return row.record
+            if s.get(TableRow, game_id) is not None if len(game_id) <= 32 else False:
+                raise ServiceError("not_finished")
+        raise ServiceError("unknown_table", None, 404)
+
+
+# -- JSON of views, events, breakdowns, replays ----------------------------------------------------
+
+
+def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, Any]:
+    return {
+        "action": action.notation,
+        "verb": i18n.VERB_NAMES[action.verb],
+        "position": action.position,
+        "kind": action.kind,
+        "seat": action.seat,
+        "label": i18n.describe_action(action, names, lang),
+    }
+
+
+def view_json(view: PlayerView, lang: str) -> dict[str, Any]:
+    """A :class:`PlayerView` as protocol JSON (events are sent separately)."""
+    return {
+        "seat": view.seat,
+        "players": list(view.players),
+        "round": view.round,
+        "phase": view.phase.value,
+        "over": view.over,
+        "row": list(view.row),
+        "deck_size": view.deck_size,
+        "discard": list(view.discard),
+        "collections": [dict(c) for c in view.collections],
+        "scores": list(view.scores),
+        "winners": list(view.winners),
+        "selections": list(view.selections),
+        "waiting_for": list(view.waiting_for),
+        "legal": [action_json(a, view.players, lang) for a in view.legal],
+        "power": view.power,
+        "actor": view.actor,
+        "resolving": view.resolving,
+        "step": view.step,
+        "drawn": list(view.drawn),
+        "known_deck_top": view.known_deck_top,
+        "my_pass": view.my_pass,
+        "unseen": dict(view.unseen),
+    }
+
+
+def event_json(event: Any, names: Sequence[str], lang: str) -> dict[str, Any]:
+    out: dict[str, Any] = event.to_json()
+    out["text"] = i18n.describe_event(event, names, lang)
+    return out
+
+
+def breakdown_json(game: Game) -> list[dict[str, Any]]:
+    winners = set(game.winner_seats)
+    return [
+        {
+            "player": b.player,
+            "total": b.total,
+            "cards": b.cards,
+            "kinds": b.kinds,
+            "winner": b.player in winners,
+            "lines": [
+                {"kind": ln.kind, "count": ln.count, "points": ln.points, "reason": ln.reason}
+                for ln in b.lines
+            ],
+        }
+        for b in game.score_breakdown()
+    ]
+
+
+def replay_data(record: Record, lang: str) -> dict[str, Any]:
+    """Public views step by step through ``record`` (see docs/protocol.md, REPLAY)."""
+    try:
+        game = Game.new(record.players, deck=record.initial_deck())
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    names = record.players
+    view = game.public_view()
+    steps: list[dict[str, Any]] = [
+        {
+            "index": 0,
+            "actor": None,
+            "action": None,
+            "label": None,
+            "view": view_json(view, lang),
+            "events": [event_json(e, names, lang) for e in view.events],
+        }
+    ]
+    seen = len(view.events)
+    for i, recorded in enumerate(record.actions):
+        apply_recorded(game, i, recorded.player, recorded.action)
+        view = game.public_view()
+        action = parse_action(recorded.action)
+        steps.append(
+            {
+                "index": i + 1,
+                "actor": recorded.player,
+                "action": recorded.action,
+                "label": f"{names[recorded.player]}: {i18n.describe_action(action, names, lang)}",
+                "view": view_json(view, lang),
+                "events": [event_json(e, names, lang) for e in view.events[seen:]],
+            }
+        )
+        seen = len(view.events)
+    return {
+        "players": list(names),
+        "steps": steps,
+        "breakdown": breakdown_json(game) if game.is_over else None,
+        "record": record.to_dict(),
+    }
+
+
+__all__ = [
+    "BOT_LEVELS",
+    "Conn",
+    "LiveTable",
+    "Service",
+    "ServiceError",
+    "check_name",
+    "replay_data",
+    "view_json",
+]

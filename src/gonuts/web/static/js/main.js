@@ -1,0 +1,90 @@
+// Entry point: language, header, and a small router over location.pathname
+// (/, /t/{id}, /replays, /replay/{id}; the server serves index.html for each).
+
+import { api } from "./api.js";
+import { donutArt } from "./cards.js";
+import { h, mount } from "./dom.js";
+import { LANGUAGES, currentLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { LobbyPage } from "./views/lobby.js";
+import { ReplayListPage, ReplayPage } from "./views/replays.js";
+import { TablePage } from "./views/tablepage.js";
+
+const LANGUAGE_NAMES = { en: "English", es: "Español", it: "Italiano" };
+
+const header = document.getElementById("topbar");
+const main = document.getElementById("app");
+let page = null;
+
+function renderHeader() {
+  const lang = currentLanguage();
+  mount(header,
+    h("a", { class: "brand", href: "/", "data-link": "" }, donutArt("sprinkled", 28), t("app.title")),
+    h("nav", { "aria-label": t("app.title") },
+      h("a", { href: "/", "data-link": "" }, t("app.lobby")),
+      h("a", { href: "/replays", "data-link": "" }, t("app.replays")),
+      h("a", { href: `/rules?lang=${lang}`, target: "_blank", rel: "noopener" }, t("app.rules"))),
+    h("label", { class: "toggle", for: "lang-select" },
+      h("span", { class: "sr-only" }, t("app.language")),
+      h("select", {
+          id: "lang-select", "data-testid": "lang-select",
+          onchange: (e) => setLanguage(e.target.value),
+        },
+        LANGUAGES.map((code) => h("option", { value: code, selected: code === lang }, LANGUAGE_NAMES[code])))));
+  document.title = t("app.title");
+}
+
+function route() {
+  page?.stop();
+  document.querySelectorAll("dialog").forEach((d) => d.remove());
+  const path = location.pathname;
+  const params = new URLSearchParams(location.search);
+  let m;
+  if ((m = path.match(/^\/t\/([^/]+)\/?$/))) {
+    page = new TablePage(main, decodeURIComponent(m[1]), navigate, { watch: params.has("watch") });
+  } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
+    page = new ReplayPage(main, decodeURIComponent(m[1]));
+  } else if (path.startsWith("/replays")) {
+    page = new ReplayListPage(main, navigate);
+  } else {
+    page = new LobbyPage(main, navigate);
+  }
+  page.start();
+}
+
+/** Go to an in-app path without reloading. */
+export function navigate(path) {
+  history.pushState(null, "", path);
+  route();
+}
+
+document.addEventListener("click", (e) => {
+  const link = /** @type {HTMLElement} */ (e.target).closest?.("a[data-link]");
+  if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+  e.preventDefault();
+  navigate(link.getAttribute("href"));
+});
+window.addEventListener("popstate", route);
+
+async function boot() {
+  let lang = localStorage.getItem("gonuts.lang");
+  if (!lang || !LANGUAGES.includes(lang)) {
+    try {
+      lang = (await api.config()).lang;
+    } catch {
+      lang = "en";
+    }
+    await setLanguage(lang, { remember: false });
+  } else {
+    await setLanguage(lang);
+  }
+  renderHeader();
+  onLanguageChange(() => {
+    renderHeader();
+    // Pages re-render in the new language; the table keeps its socket and asks for a new state.
+    if (page instanceof TablePage) page.rerender();
+    else route();
+  });
+  route();
+}
+
+boot();

@@ -1,0 +1,51 @@
+// The end screen: the winner(s), each player's score breakdown, "play again".
+
+import { api } from "../api.js";
+import { trophy } from "../cards.js";
+import { h } from "../dom.js";
+import { cardName, t } from "../i18n.js";
+
+/**
+ * @param {object} view  the final view
+ * @param {string[]} names
+ * @param {{player: number, total: number, cards: number, lines: {kind: string, count: number, points: number, reason?: string}[]}[]|undefined} breakdown
+ * @param {(() => void)|undefined} playAgain
+ * @param {string|null} [gameId]  for the record download link
+ */
+export function endScreen(view, names, breakdown, playAgain, gameId = null) {
+  const winners = view.winners ?? [];
+  const rows = breakdown ?? names.map((_, p) => ({
+    player: p,
+    total: view.scores[p],
+    cards: Object.values(view.collections[p] ?? {}).reduce((a, b) => a + b, 0),
+    lines: Object.entries(view.collections[p] ?? {}).map(([kind, count]) => ({ kind, count, points: null })),
+  }));
+  const order = [...rows].sort((a, b) => b.total - a.total || b.cards - a.cards);
+  const winnerNames = winners.map((p) => names[p]).join(", ");
+  return h("section", { class: "end-screen panel", "data-testid": "end-screen" },
+    h("p", { class: "muted end-title" }, t("end.title")),
+    h("h2", {}, trophy(28), " ", winners.length > 1 ? t("end.winners", { names: winnerNames }) : t("end.winner", { names: winnerNames })),
+    h("table", { class: "breakdown" },
+      h("thead", {}, h("tr", {},
+        h("th", {}, t("end.player")), h("th", {}, t("end.breakdown")),
+        h("th", {}, t("end.cards")), h("th", {}, t("end.total")))),
+      h("tbody", {}, order.map((r) =>
+        h("tr", { class: winners.includes(r.player) ? "winner" : "", dataset: { seat: r.player } },
+          h("td", {}, h("strong", {}, names[r.player]), winners.includes(r.player) ? [" ", trophy(18)] : null),
+          h("td", {}, h("ul", {}, r.lines.map((line) =>
+            h("li", {},
+              `${cardName(line.kind)} ×${line.count}`,
+              line.points === null || line.points === undefined ? "" : `: ${line.points > 0 ? "+" : ""}${line.points}`,
+              line.reason ? h("span", { class: "muted" }, ` (${line.reason})`) : null)))),
+          h("td", {}, r.cards),
+          h("td", { class: "total", "data-testid": `final-${r.player}` }, r.total))))),
+    h("p", { class: "row-inline" },
+      playAgain
+        ? h("button", { type: "button", onclick: playAgain, "data-testid": "play-again" }, t("end.play_again"))
+        : null,
+      gameId
+        ? h("a", { class: "button secondary", href: api.recordUrl(gameId), download: `gonuts-${gameId}.json` }, t("end.download"))
+        : null,
+      playAgain ? h("a", { class: "button secondary", href: "/", "data-link": "" }, t("end.back")) : null),
+  );
+}

@@ -1,0 +1,145 @@
+// The lobby: create a table (2–6 seats, each a human or a bot level), the open tables to join,
+// the games in progress to watch.
+
+import { api } from "../api.js";
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { rememberName, saveSeat, savedName } from "../session.js";
+
+const SEAT_CHOICES = ["human", "easy", "medium", "hard"];
+
+function seatLabel(choice) {
+  return choice === "human" ? t("lobby.human") : `${t("lobby.bot")} · ${t(`lobby.level.${choice}`)}`;
+}
+
+/** A name input bound to the remembered display name. */
+export function nameInput(id) {
+  return h("input", {
+    id, type: "text", maxlength: 24, autocomplete: "nickname", value: savedName(),
+    placeholder: t("lobby.your_name"), required: true,
+  });
+}
+
+/** The trimmed name, remembered, or null (with a message) when empty. */
+export function readName(input, onError) {
+  const name = input.value.trim();
+  if (!name) {
+    onError(t("lobby.name_required"));
+    input.focus();
+    return null;
+  }
+  rememberName(name);
+  return name;
+}
+
+export class LobbyPage {
+  /** @param {HTMLElement} root @param {(path: string) => void} navigate */
+  constructor(root, navigate) {
+    this.root = root;
+    this.navigate = navigate;
+    this.seats = ["human", "easy", "easy"];
+    this.tables = [];
+    this.error = "";
+    this.timer = null;
+  }
+
+  async start() {
+    this.render();
+    await this.refresh();
+    this.timer = setInterval(() => this.refresh(), 4000);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  async refresh() {
+    try {
+      const { tables } = await api.tables();
+      this.tables = tables;
+    } catch {
+      this.tables = [];
+    }
+    this.renderTables();
+  }
+
+  render() {
+    this.nameBox = nameInput("player-name");
+    this.errorBox = h("div", { role: "alert" });
+    this.seatBox = h("ol", { class: "seat-list" });
+    this.tableBox = h("div", { "data-testid": "table-list" });
+    mount(this.root,
+      h("div", { class: "lobby" },
+        h("section", { class: "panel", "aria-labelledby": "create-title" },
+          h("h2", { id: "create-title" }, t("lobby.create")),
+          this.errorBox,
+          h("label", { for: "player-name" }, t("lobby.your_name"), this.nameBox),
+          h("h3", {}, t("lobby.seats")),
+          this.seatBox,
+          h("div", { class: "row-inline" },
+            h("button", { type: "button", class: "secondary", "data-testid": "add-seat", onclick: () => this.#resize(1) }, `+ ${t("lobby.add_seat")}`),
+            h("button", { type: "button", class: "secondary", "data-testid": "remove-seat", onclick: () => this.#resize(-1) }, `− ${t("lobby.remove_seat")}`),
+            h("button", { type: "button", "data-testid": "create", onclick: () => this.#create() }, t("lobby.create")))),
+        h("section", { class: "panel", "aria-labelledby": "tables-title" },
+          h("h2", { id: "tables-title" }, t("lobby.open_tables")),
+          this.tableBox)));
+    this.renderSeats();
+    this.renderTables();
+  }
+
+  renderSeats() {
+    mount(this.seatBox, this.seats.map((choice, i) =>
+      h("li", {},
+        h("label", { class: "toggle", for: `seat-${i}` },
+          h("span", { class: "seat-no" }, t("lobby.seat", { n: i + 1 })),
+          h("select", {
+              id: `seat-${i}`, "data-testid": `seat-${i}`,
+              onchange: (e) => { this.seats[i] = e.target.value; },
+            },
+            SEAT_CHOICES.map((c) => h("option", { value: c, selected: c === choice }, seatLabel(c))))),
+        i === 0 && choice === "human" ? h("span", { class: "muted" }, `(${t("lobby.you")})`) : null)));
+  }
+
+  renderTables() {
+    if (!this.tableBox) return;
+    const open = this.tables.filter((tb) => tb.status === "open");
+    const playing = this.tables.filter((tb) => tb.status === "playing");
+    const item = (tb) => {
+      const taken = tb.seats.filter((s) => s.taken).length;
+      const names = tb.seats.map((s) => s.name ?? `(${t("lobby.free_seat")})`).join(", ");
+      return h("li", { dataset: { table: tb.id } },
+        h("span", {}, h("strong", {}, `${taken}/${tb.players}`), " ", names),
+        h("span", { class: "row-inline" },
+          tb.status === "open"
+            ? h("button", { type: "button", onclick: () => this.navigate(tb.invite_url) }, t("lobby.join"))
+            : null,
+          h("button", { type: "button", class: "secondary", onclick: () => this.navigate(`/t/${tb.id}?watch=1`) }, t("lobby.watch"))));
+    };
+    mount(this.tableBox,
+      open.length ? h("ul", { class: "table-list" }, open.map(item)) : h("p", { class: "muted" }, t("lobby.no_tables")),
+      playing.length ? [h("h3", {}, t("lobby.playing_tables")), h("ul", { class: "table-list" }, playing.map(item))] : null);
+  }
+
+  #resize(delta) {
+    const n = this.seats.length + delta;
+    if (n < 2 || n > 6) return;
+    if (delta > 0) this.seats.push("easy");
+    else this.seats.pop();
+    this.renderSeats();
+  }
+
+  async #create() {
+    const showError = (m) => mount(this.errorBox, h("div", { class: "error-banner" }, m));
+    const hasHuman = this.seats.includes("human");
+    const name = hasHuman ? readName(this.nameBox, showError) : null;
+    if (hasHuman && !name) return;
+    const seats = this.seats.map((c) => (c === "human" ? { kind: "human" } : { kind: "bot", level: c }));
+    try {
+      const res = await api.create(seats, name ?? undefined);
+      saveSeat(res.table.id, res.seat, res.token);
+      this.navigate(`/t/${res.table.id}${res.token ? "" : "?watch=1"}`);
+    } catch (e) {
+      showError(e.message);
+    }
+  }
+}

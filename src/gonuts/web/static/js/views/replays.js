@@ -1,0 +1,166 @@
+// Replays: the finished games, and a viewer that steps forwards and backwards through a record.
+
+import { api } from "../api.js";
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { TableScreen } from "./table.js";
+
+export class ReplayListPage {
+  /** @param {HTMLElement} root @param {(path: string) => void} navigate */
+  constructor(root, navigate) {
+    this.root = root;
+    this.navigate = navigate;
+  }
+
+  async start() {
+    const errorBox = h("div", { role: "alert" });
+    const file = h("input", { type: "file", accept: ".json,application/json", id: "record-file", "data-testid": "record-file" });
+    file.addEventListener("change", async () => {
+      const chosen = file.files?.[0];
+      if (!chosen) return;
+      try {
+        const replay = await api.uploadReplay(await chosen.text());
+        const viewer = new ReplayViewer(this.root, replay, null);
+        viewer.start();
+      } catch (e) {
+        mount(errorBox, h("div", { class: "error-banner" }, e.message));
+      }
+    });
+    const list = h("div", { "data-testid": "games" }, h("p", { class: "muted" }, t("app.loading")));
+    mount(this.root,
+      h("section", { class: "panel" },
+        h("h2", {}, t("replay.title")),
+        errorBox,
+        h("label", { for: "record-file" }, t("replay.upload"), file),
+        list));
+    try {
+      const { games } = await api.games();
+      mount(list, games.length
+        ? h("ul", { class: "table-list" }, games.map((g) =>
+            h("li", {},
+              h("span", {},
+                g.players.map((name, p) => `${name} ${g.scores[p] ?? ""}${g.winners.includes(p) ? " ★" : ""}`).join(" · "),
+                g.finished_at ? h("span", { class: "muted" }, ` — ${new Date(g.finished_at).toLocaleString()}`) : null),
+              h("span", { class: "row-inline" },
+                h("button", { type: "button", onclick: () => this.navigate(`/replay/${g.id}`) }, t("replay.open")),
+                h("a", { class: "button secondary", href: api.recordUrl(g.id), download: `gonuts-${g.id}.json` }, t("replay.download"))))))
+        : h("p", { class: "muted" }, t("replay.none")));
+    } catch (e) {
+      mount(list, h("div", { class: "error-banner" }, e.message));
+    }
+  }
+
+  stop() {}
+}
+
+/** Loads /replay/{id} from the server. */
+export class ReplayPage {
+  constructor(root, gameId) {
+    this.root = root;
+    this.gameId = gameId;
+  }
+
+  async start() {
+    try {
+      const replay = await api.replay(this.gameId);
+      this.viewer = new ReplayViewer(this.root, replay, this.gameId);
+      this.viewer.start();
+    } catch (e) {
+      mount(this.root, h("div", { class: "error-banner", role: "alert" }, e.message));
+    }
+  }
+
+  stop() {
+    this.viewer?.stop();
+  }
+}
+
+export class ReplayViewer {
+  /** @param {HTMLElement} root @param {any} replay REPLAY (docs/protocol.md) @param {string|null} gameId */
+  constructor(root, replay, gameId) {
+    this.root = root;
+    this.replay = replay;
+    this.gameId = gameId;
+    this.index = 0;
+    this.timer = null;
+    // The public event log up to each step, to show any step directly.
+    this.logs = [];
+    let log = [];
+    for (const step of replay.steps) {
+      log = [...log, ...(step.events ?? [])];
+      this.logs.push(log);
+    }
+  }
+
+  start() {
+    const last = this.replay.steps.length - 1;
+    this.slider = h("input", {
+      type: "range", min: 0, max: last, value: 0, "aria-label": t("replay.title"),
+      oninput: (e) => this.show(Number(e.target.value), false),
+    });
+    this.label = h("span", { "data-testid": "replay-step" });
+    this.playButton = h("button", { type: "button", class: "secondary", onclick: () => this.#togglePlay() }, t("replay.play"));
+    const download = this.gameId
+      ? h("a", { class: "button secondary", href: api.recordUrl(this.gameId), download: `gonuts-${this.gameId}.json` }, t("replay.download"))
+      : h("button", { type: "button", class: "secondary", onclick: () => this.#downloadUploaded() }, t("replay.download"));
+    this.board = h("div");
+    this.screen = new TableScreen(this.board, {}, { title: " " });
+    mount(this.root,
+      h("section", { class: "panel", "data-testid": "replay-viewer" },
+        h("h2", {}, t("replay.title"), ": ", this.replay.players.join(", ")),
+        h("div", { class: "replay-controls" },
+          h("button", { type: "button", class: "secondary", "aria-label": t("replay.first"), onclick: () => this.show(0, false) }, "⏮"),
+          h("button", { type: "button", class: "secondary", "data-testid": "replay-prev", onclick: () => this.show(this.index - 1, false) }, `◀ ${t("replay.prev")}`),
+          this.playButton,
+          h("button", { type: "button", class: "secondary", "data-testid": "replay-next", onclick: () => this.show(this.index + 1, true) }, `${t("replay.next")} ▶`),
+          h("button", { type: "button", class: "secondary", "aria-label": t("replay.last"), onclick: () => this.show(last, false) }, "⏭"),
+          this.slider,
+          download),
+        this.label),
+      this.board);
+    this.show(0, false);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  /** Show step `i`; `animate` plays that step's events (stepping forwards by one). */
+  show(i, animate) {
+    const steps = this.replay.steps;
+    if (i < 0 || i >= steps.length) return;
+    const step = steps[i];
+    const forward = animate && i === this.index + 1;
+    this.index = i;
+    this.slider.value = String(i);
+    this.label.textContent = `${t("replay.step", { i, n: steps.length - 1 })} — ${step.label ?? t("replay.deal")}`;
+    const over = step.view.over;
+    const state = forward
+      ? { view: step.view, events: step.events ?? [], events_from: this.logs[i - 1].length, full: false }
+      : { view: step.view, events: this.logs[i], events_from: 0, full: true };
+    this.screen.update({ ...state, breakdown: over ? this.replay.breakdown : null },
+      { names: this.replay.players, breakdown: over ? this.replay.breakdown ?? undefined : undefined });
+  }
+
+  #togglePlay() {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+      this.playButton.textContent = t("replay.play");
+      return;
+    }
+    this.playButton.textContent = t("replay.pause");
+    this.timer = setInterval(() => {
+      if (this.index >= this.replay.steps.length - 1) this.#togglePlay();
+      else this.show(this.index + 1, true);
+    }, 1500);
+  }
+
+  #downloadUploaded() {
+    const blob = new Blob([JSON.stringify(this.replay.record, null, 2)], { type: "application/json" });
+    const a = h("a", { href: URL.createObjectURL(blob), download: "gonuts-record.json" });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+}

@@ -1,0 +1,203 @@
+// /t/{id}: the waiting room while seats fill, then the live table over the WebSocket.
+
+import { api } from "../api.js";
+import { h, mount } from "../dom.js";
+import { currentLanguage, onLanguageChange, t } from "../i18n.js";
+import { saveSeat, seatFor } from "../session.js";
+import { TableSocket } from "../socket.js";
+import { nameInput, readName } from "./lobby.js";
+import { TableScreen } from "./table.js";
+
+export class TablePage {
+  /**
+   * @param {HTMLElement} root
+   * @param {string} tableId
+   * @param {(path: string) => void} navigate
+   * @param {{watch?: boolean}} [options]
+   */
+  constructor(root, tableId, navigate, options = {}) {
+    this.root = root;
+    this.tableId = tableId;
+    this.navigate = navigate;
+    this.watch = options.watch ?? false;
+    this.summary = null;
+    this.socket = null;
+    this.started = false;
+    this.nextTable = null;
+    this.banner = h("div", { class: "banner-area" });
+    this.body = h("div");
+    this.screen = new TableScreen(this.body, {
+      act: (action) => this.socket?.act(action),
+      toggleHints: (on) => {
+        this.socket?.send({ type: "hints", on });
+        this.screen.setHintsOn(on);
+      },
+      playAgain: () => this.#playAgain(),
+    });
+    this.unlisten = onLanguageChange((lang) => this.socket?.send({ type: "lang", lang }));
+  }
+
+  async start() {
+    mount(this.root, this.banner, this.body);
+    mount(this.body, h("p", { class: "muted" }, t("app.loading")));
+    try {
+      this.summary = await api.table(this.tableId);
+    } catch {
+      mount(this.body, h("div", { class: "error-banner", role: "alert" }, t("error.table_gone")),
+        h("a", { href: "/", "data-link": "" }, t("end.back")));
+      return;
+    }
+    const mine = seatFor(this.tableId);
+    if (mine || this.watch || this.summary.status !== "open") this.#connect(mine?.token ?? null);
+    else this.#renderWaiting();
+  }
+
+  /** Draw again (after a language change). */
+  rerender() {
+    if (!this.started && this.summary?.status === "open") this.#renderWaiting();
+    else this.screen.render();
+  }
+
+  stop() {
+    this.socket?.close();
+    this.unlisten();
+    document.querySelectorAll("dialog").forEach((d) => d.remove());
+  }
+
+  #connect(token) {
+    this.socket?.close();
+    this.socket = new TableSocket(this.tableId, {
+      token,
+      lang: currentLanguage(),
+      onMessage: (msg) => this.#onMessage(msg),
+      onStatus: (status) => this.#onStatus(status),
+    });
+  }
+
+  #onStatus(status) {
+    if (status === "closed") {
+      mount(this.banner, h("div", { class: "error-banner", role: "status" }, t("app.connection_lost")));
+    } else if (status === "open") {
+      mount(this.banner);
+    } else if (status === "fatal") {
+      mount(this.banner, h("div", { class: "error-banner", role: "alert" }, t("error.table_gone")));
+    }
+  }
+
+  #onMessage(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.seat = msg.spectator ? null : msg.seat;
+        this.screen.hintsOn = Boolean(msg.hints);
+        this.#setSummary(msg.table);
+        break;
+      case "table":
+        this.#setSummary(msg.table);
+        break;
+      case "state":
+        this.started = true;
+        this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
+        break;
+      case "hint":
+        this.screen.setHints(msg);
+        break;
+      case "error":
+        if (msg.code === "bad_token") {
+          mount(this.banner, h("div", { class: "error-banner", role: "alert" }, msg.message));
+        } else {
+          this.screen.showError(msg.message);
+        }
+        break;
+      case "next_table":
+        this.nextTable = msg.table_id;
+        this.#renderNextTable();
+        break;
+      default:
+        break;
+    }
+  }
+
+  #setSummary(summary) {
+    this.summary = summary;
+    if (summary.next_table && !this.nextTable) {
+      this.nextTable = summary.next_table;
+      this.#renderNextTable();
+    }
+    if (!this.started && summary.status === "open") this.#renderWaiting();
+  }
+
+  #renderNextTable() {
+    if (this.seat === null || this.seat === undefined) return;
+    mount(this.banner, h("div", { class: "prompt" }, t("end.play_again"), " ",
+      h("button", { type: "button", onclick: () => this.#playAgain() }, t("lobby.join"))));
+  }
+
+  async #playAgain() {
+    const mine = seatFor(this.tableId);
+    if (!mine) return;
+    try {
+      const res = await api.again(this.tableId, mine.token);
+      saveSeat(res.table.id, res.seat, res.token);
+      this.navigate(`/t/${res.table.id}`);
+    } catch (e) {
+      this.screen.showError(e.message);
+    }
+  }
+
+  /** Waiting for players: the seats, the invite link, and a join form for a visitor. */
+  #renderWaiting() {
+    const summary = this.summary;
+    const mine = seatFor(this.tableId);
+    const invite = new URL(summary.invite_url, location.origin).href;
+    const inviteInput = h("input", { type: "text", readonly: true, value: invite, id: "invite-link", "data-testid": "invite-link" });
+    const copied = h("span", { class: "muted", role: "status" });
+    const errorBox = h("div", { role: "alert" });
+    const name = nameInput("join-name");
+    const join = async () => {
+      const showError = (m) => mount(errorBox, h("div", { class: "error-banner" }, m));
+      const value = readName(name, showError);
+      if (!value) return;
+      try {
+        const res = await api.join(this.tableId, value);
+        saveSeat(this.tableId, res.seat, res.token);
+        this.summary = res.table;
+        this.#connect(res.token);
+        this.#renderWaiting();
+      } catch (e) {
+        showError(e.message);
+      }
+    };
+    mount(this.body,
+      h("section", { class: "panel", "data-testid": "waiting-room" },
+        h("h2", {}, t("lobby.waiting")),
+        h("label", { for: "invite-link" }, t("lobby.invite")),
+        h("div", { class: "invite" },
+          inviteInput,
+          h("button", {
+            type: "button", class: "secondary", "data-testid": "copy-invite",
+            onclick: async () => {
+              inviteInput.select();
+              try {
+                await navigator.clipboard.writeText(invite);
+              } catch {
+                document.execCommand?.("copy");
+              }
+              copied.textContent = t("lobby.copied");
+            },
+          }, t("lobby.copy")),
+          copied),
+        h("h3", {}, t("lobby.seats")),
+        h("ul", { class: "seats-status" }, summary.seats.map((s) =>
+          h("li", {},
+            `${t("lobby.seat", { n: s.seat + 1 })}: `,
+            s.kind === "bot" ? `${s.name} ` : s.taken ? h("strong", {}, s.name) : h("em", { class: "muted" }, t("lobby.free_seat")),
+            mine?.seat === s.seat ? ` (${t("lobby.you")})` : ""))),
+        mine ? null : [
+          errorBox,
+          h("div", { class: "row-inline" },
+            h("label", { for: "join-name" }, t("lobby.your_name"), name),
+            h("button", { type: "button", "data-testid": "join", onclick: join }, t("lobby.join")),
+            h("button", { type: "button", class: "secondary", onclick: () => { this.watch = true; this.#connect(null); } }, t("lobby.watch"))),
+        ]));
+  }
+}

@@ -1,0 +1,152 @@
+"""Fixtures for the browser tests: the real server on a free loopback port, and Chromium.
+
+The server is the app of ``gonuts serve`` (``create_app``) run by uvicorn in a background thread
+on a temporary SQLite file. The browser is Debian's ``/usr/bin/chromium`` (Playwright's own
+browser download does not work on these machines); the tests are skipped when it or Playwright
+is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright.sync_api")
+pytest.importorskip("uvicorn")
+
+import uvicorn
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
+
+from gonuts.server.app import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+ANIMATION_MS = 40
+"""A short reveal animation: it still runs (and is exercised) but keeps the tests quick."""
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+
+    def path(self, path: str) -> str:
+        return self.url + path
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    db = tmp_path_factory.mktemp("server") / "gonuts.sqlite"
+    app = create_app(f"sqlite:///{db}", bot_delay=0.02, hint_iterations=40)
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="gonuts-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    yield LiveServer(f"http://127.0.0.1:{port}")
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def playwright_instance() -> Iterator[Playwright]:
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance: Playwright) -> Iterator[Browser]:
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    browser = playwright_instance.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+class Contexts:
+    """Makes browser contexts (separate players: own localStorage) and closes them afterwards."""
+
+    def __init__(self, browser: Browser, server: LiveServer) -> None:
+        self.browser = browser
+        self.server = server
+        self.opened: list[BrowserContext] = []
+        self.errors: list[str] = []
+        """Uncaught script errors of every page made here (a test ends by checking it is empty)."""
+
+    def new(self, *, locale: str = "en-GB", phone: bool = False) -> BrowserContext:
+        size: ViewportSize = (
+            {"width": 390, "height": 844} if phone else {"width": 1280, "height": 900}
+        )
+        context = self.browser.new_context(
+            base_url=self.server.url,
+            locale=locale,
+            viewport=size,
+        )
+        context.set_default_timeout(15_000)
+        context.add_init_script(f"localStorage.setItem('gonuts.speed', '{ANIMATION_MS}');")
+        self.opened.append(context)
+        return context
+
+    def page(self, *, locale: str = "en-GB", phone: bool = False) -> Page:
+        page = self.new(locale=locale, phone=phone).new_page()
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.on("console", self._on_console)
+        return page
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            self.errors.append(message.text)
+
+    def close(self) -> None:
+        for context in self.opened:
+            context.close()
+
+
+@pytest.fixture
+def contexts(browser: Browser, live_server: LiveServer) -> Iterator[Contexts]:
+    made = Contexts(browser, live_server)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

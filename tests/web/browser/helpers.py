@@ -1,0 +1,101 @@
+"""Playing through the page like a person: click a legal position or a dialog option."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, WebSocket
+
+QUICK_MS = 1500
+
+
+def end_screen_shown(page: Page) -> bool:
+    return page.locator("[data-testid=end-screen]").count() > 0
+
+
+def act_once(page: Page, rng: random.Random, *, prefer_power: bool = False) -> bool:
+    """Take one decision if the page offers one (a dialog option, else a row position).
+
+    ``prefer_power``: pick a ★ card when the row has one, to meet the power dialogs.
+    """
+    try:
+        options = page.locator("dialog[open] .choice-list button")
+        if options.count():
+            options.nth(rng.randrange(options.count())).click(timeout=QUICK_MS)
+            return True
+        picks = page.locator("[data-testid=row] button.card:enabled")
+        powers = picks.filter(has=page.locator(".star"))
+        if prefer_power and powers.count():
+            powers.nth(rng.randrange(powers.count())).click(timeout=QUICK_MS)
+            return True
+        if picks.count():
+            picks.nth(rng.randrange(picks.count())).click(timeout=QUICK_MS)
+            return True
+    except PlaywrightError:
+        # The page re-rendered under us (a new state arrived): look again next time.
+        return False
+    return False
+
+
+def play_until_over(
+    pages: Sequence[Page],
+    rng: random.Random,
+    *,
+    timeout: float = 120,
+    max_actions: int | None = None,
+) -> int:
+    """Click through decisions on every page until each shows the end screen; the count taken."""
+    deadline = time.monotonic() + timeout
+    taken = 0
+    while not all(end_screen_shown(p) for p in pages):
+        if max_actions is not None and taken >= max_actions:
+            return taken
+        if time.monotonic() > deadline:
+            raise AssertionError(f"game not over after {timeout}s ({taken} actions)")
+        acted = False
+        for page in pages:
+            if act_once(page, rng):
+                taken += 1
+                acted = True
+        if not acted:
+            pages[0].wait_for_timeout(40)
+    return taken
+
+
+def round_shown(page: Page) -> int:
+    """The round number in the table's heading (0 when none is shown)."""
+    heading = page.locator(".table-head h2")
+    if not heading.count():
+        return 0
+    digits = "".join(ch for ch in heading.inner_text() if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+@dataclass
+class FrameLog:
+    """Every text frame a page's WebSockets sent and received, parsed."""
+
+    received: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        page.on("websocket", self._on_socket)
+
+    def _on_socket(self, ws: WebSocket) -> None:
+        ws.on("framereceived", lambda payload: self._add(self.received, payload))
+        ws.on("framesent", lambda payload: self._add(self.sent, payload))
+
+    def _add(self, into: list[dict[str, Any]], payload: str | bytes) -> None:
+        text = payload.decode() if isinstance(payload, bytes) else payload
+        self.raw.append(text)
+        into.append(json.loads(text))
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.received if m.get("type") == kind]
