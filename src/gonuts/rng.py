@@ -55,16 +55,19 @@ def seeded_shuffle(items: Sequence[T], seed: int) -> list[T]:
     out = list(items)
     # SplitMix64 and below() inlined: this runs once per game, also in fast simulations.
     state = seed & _MASK
+    limits = _LIMITS
     for i in range(len(out) - 1, 0, -1):
         bound = i + 1
-        limit = _LIMITS[bound] if bound < len(_LIMITS) else (1 << 64) - ((1 << 64) % bound)
-        while True:
+        limit = limits[bound] if bound < len(limits) else (1 << 64) - ((1 << 64) % bound)
+        state = (state + _GOLDEN) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        while z >= limit:  # rejection: practically never for deck-sized bounds
             state = (state + _GOLDEN) & _MASK
             z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
             z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
             z ^= z >> 31
-            if z < limit:
-                break
         j = z % bound
         out[i], out[j] = out[j], out[i]
     return out

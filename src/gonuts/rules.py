@@ -137,19 +137,23 @@ def _power_done(g: GameState) -> None:
 
 
 def _resolve(g: GameState) -> None:
-    """Resolve row positions from ``g.pos`` on; stop at a pending decision, else refill."""
+    """Resolve row positions from ``g.pos`` on; stop at a pending decision, else refill.
+
+    Only positions someone picked do anything, so only those are visited, in ascending order.
+    """
     picks = g.picks
     row = g.row
     coll = g.coll
-    positions = g.n + 1
     events = g.events
-    while g.pos < positions:
-        i = g.pos
+    start = g.pos
+    for i in sorted(set(picks)):
+        if i < start:
+            continue
         chosen = picks.count(i)
+        card = row[i]
+        row[i] = -1
         if chosen == 1:
             taker = picks.index(i)
-            card = row[i]
-            row[i] = -1
             coll[taker * K + card] += 1
             if events is not None:
                 events.append(
@@ -157,13 +161,12 @@ def _resolve(g: GameState) -> None:
                 )
             power = POWERS[card]
             if power is not None:
+                g.pos = i
                 g.actor = taker
                 if power.start(g, taker) and power.settle(g):
                     g.phase = power.phase
                     return
-        elif chosen > 1:
-            card = row[i]
-            row[i] = -1
+        else:
             g.discard.append(card)
             if events is not None:
                 who = tuple(p for p in range(g.n) if picks[p] == i)
@@ -172,7 +175,7 @@ def _resolve(g: GameState) -> None:
                         EventType.CARD_CONTESTED, card=KIND_IDS[card], position=i + 1, players=who
                     )
                 )
-        g.pos = i + 1
+    g.pos = g.n + 1
     _refill(g)
 
 
