@@ -32,8 +32,11 @@ system-deps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+# The server tests run on SQLite and on PostgreSQL: GONUTS_TEST_PG_URL, or a local cluster
+# that scripts/start-postgres.sh installs (Debian's package), starts and prepares.
 unit: setup system-deps
-	$(BIN)/pytest -n auto
+	@url="$${GONUTS_TEST_PG_URL:-}"; [ -n "$$url" ] || url=$$(scripts/start-postgres.sh) || exit 1; \
+	  GONUTS_TEST_PG_URL="$$url" $(BIN)/pytest -n auto
 
 test: lint typecheck unit
 

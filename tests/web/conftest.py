@@ -1,21 +1,68 @@
-"""Fixtures for the web server tests: an app on a fresh SQLite file, clients, helpers."""
+"""Fixtures for the web server tests: an app on a fresh database, clients, helpers.
+
+Every test that takes ``db_url`` (directly or through ``make_app`` / ``client``) runs twice: on a
+fresh SQLite file and on a fresh schema of the PostgreSQL database ``$GONUTS_TEST_PG_URL``
+(``make test`` starts one with scripts/start-postgres.sh). Without that variable the PostgreSQL
+runs are skipped, saying so.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 from starlette.testclient import TestClient
 
 from gonuts.server import create_app
+from gonuts.server.db import normalize_url
 from web.helpers import AppFactory
+
+PG_ENV = "GONUTS_TEST_PG_URL"
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pg_base_url() -> str:
+    url = os.environ.get(PG_ENV, "").strip()
+    if not url:
+        pytest.skip(f"{PG_ENV} is not set (make test starts PostgreSQL: scripts/start-postgres.sh)")
+    return normalize_url(url)
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
+def pg_url() -> Iterator[str]:
+    """The test PostgreSQL database seen through a fresh, empty schema (dropped afterwards)."""
+    base = pg_base_url()
+    schema = f"t_{secrets.token_hex(6)}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    if backend == "postgresql":
+        url: str = request.getfixturevalue("pg_url")
+        return url
     return f"sqlite:///{tmp_path / 'gonuts-test.sqlite3'}"
 
 

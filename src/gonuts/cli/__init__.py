@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from gonuts import __version__
-from gonuts.cli import arena, bench, hint, play, replay, serve
+from gonuts.cli import arena, bench, hint, loadtest, play, replay, serve
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gonuts {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (play, replay, bench, arena, hint, serve):
+    for module in (play, replay, bench, arena, hint, serve, loadtest):
         module.register(sub)
     return parser
 

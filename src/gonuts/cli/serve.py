@@ -52,8 +52,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415  (only this command needs the web stack)
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
 
     from gonuts.server import create_app  # noqa: PLC0415
+    from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
 
     if not 0 <= args.port <= 65535:
         print(f"gonuts serve: bad port {args.port}", file=sys.stderr)
@@ -63,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
         Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
     app = create_app(url, bot_delay=args.bot_delay, replace_after=args.replace_after)
     host = "localhost" if args.host in ("127.0.0.1", "0.0.0.0", "::") else args.host
-    print(f"gonuts: serving on http://{host}:{args.port}/  (database {url}; Ctrl-C stops)")
+    shown = make_url(url).render_as_string(hide_password=True)
+    print(f"gonuts: serving on http://{host}:{args.port}/  (database {shown}; Ctrl-C stops)")
     sys.stdout.flush()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    tune_gc_for_serving()
+    # Frames are small JSON messages; the app refuses anything over its limit anyway.
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=64 * 1024)
     return 0

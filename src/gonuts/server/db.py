@@ -1,25 +1,40 @@
 """Storage through SQLAlchemy 2: tables, seats, accepted actions, finished games.
 
 The database is the source of truth: a table's game is rebuilt from its deck and its actions.
-A SQLite file by default; any SQLAlchemy URL (``postgresql://…``) works.
+A SQLite file by default, or PostgreSQL (``postgresql://…``, driven by psycopg 3). The schema is
+migrated with Alembic (``migrations/``) when an engine is made. On PostgreSQL, triggers (revision
+0003) make every committed change to a table send a ``NOTIFY`` on :data:`CHANNEL`, so other
+server processes on the database can follow (:mod:`gonuts.server.pubsub`, docs/server.md); each
+engine's connections carry its :func:`engine_origin` as their ``application_name``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
+import weakref
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
 
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     create_engine,
     event,
+    func,
+    inspect,
+    select,
+    text,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -55,6 +70,8 @@ class TableRow(Base):
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="table", order_by="SeatRow.seat", cascade="all, delete-orphan"
     )
+
+    __table_args__ = (Index("ix_gn_tables_status_created", "status", "created_at"),)
 
 
 class SeatRow(Base):
@@ -96,10 +113,36 @@ class FinishedRow(Base):
     """The ``gonuts-record/1`` text."""
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL and foreign keys, and is usable across threads."""
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url.removeprefix("postgres://")
+MIGRATIONS: Final = Path(__file__).parent / "migrations"
+FIRST_REVISION: Final = "0001"
+"""The schema of the first web release, which made its tables without Alembic."""
+MIGRATION_LOCK: Final = 0x676E7574
+"""The advisory lock key that serializes migrations of processes starting together."""
+CHANNEL: Final = "gonuts"
+"""The PostgreSQL ``LISTEN`` / ``NOTIFY`` channel of table changes."""
+
+
+def normalize_url(url: str) -> str:
+    """``url`` with PostgreSQL URLs (``postgres://``, ``postgresql://``) using psycopg 3."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
+def libpq_url(url: str | URL) -> str:
+    """A SQLAlchemy PostgreSQL URL as a libpq connection URI (for psycopg itself)."""
+    u = make_url(normalize_url(str(url)) if isinstance(url, str) else url)
+    return u.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
+    """An engine for ``url``, its schema migrated to the newest revision.
+
+    SQLite gets WAL and foreign keys, and is usable across threads.
+    """
+    url = normalize_url(url)
+    origin = secrets.token_hex(8)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
 
@@ -112,9 +155,54 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
     else:
-        engine = create_engine(url, pool_pre_ping=True)
-    Base.metadata.create_all(engine)
+        engine = create_engine(
+            url, pool_pre_ping=True, connect_args={"application_name": f"gonuts:{origin}"}
+        )
+    _ORIGINS[engine] = f"gonuts:{origin}"
+    if migrate_schema:
+        migrate(engine)
     return engine
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("file_template", "v%%(rev)s_%%(slug)s")
+    return config
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Upgrade the database to ``revision`` in place.
+
+    A database from before migrations (its tables but no ``alembic_version``) is first stamped
+    with the first revision. On PostgreSQL an advisory lock makes processes that start together
+    migrate one after the other.
+    """
+    config = alembic_config()
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(MIGRATION_LOCK)))
+        config.attributes["connection"] = conn
+        have = inspect(conn)
+        if have.has_table("gn_tables") and not have.has_table("alembic_version"):
+            command.stamp(config, FIRST_REVISION)
+        command.upgrade(config, revision)
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        value = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        return None if value is None else str(value)
+
+
+_ORIGINS: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+
+
+def engine_origin(engine: Engine) -> str:
+    """Who ``engine`` is in change notifications: its connections' ``application_name``."""
+    return _ORIGINS.get(engine, "")
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

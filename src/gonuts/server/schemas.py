@@ -27,6 +27,8 @@ class JoinTable(Strict):
 
 class ActBody(Strict):
     action: str = Field(max_length=64)
+    id: str | None = Field(default=None, max_length=40)
+    """Optional client id: a retried request with the same id is not applied twice."""
 
 
 class Hello(Strict):

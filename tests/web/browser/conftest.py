@@ -84,7 +84,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop running on this
+# thread while it is open, which would break asyncio.run() in later tests on the same worker.
+@pytest.fixture(scope="module")
 def playwright_instance() -> Iterator[Playwright]:
     if not CHROMIUM.exists() and shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
@@ -92,7 +94,7 @@ def playwright_instance() -> Iterator[Playwright]:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
     browser = playwright_instance.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)

@@ -1,0 +1,218 @@
+"""Limits that keep one hostile or buggy client from hurting the others.
+
+* message and body sizes (WebSocket frames, JSON bodies, record uploads);
+* a token bucket per WebSocket connection (excess messages are refused with ``rate_limited``;
+  a connection that keeps going is closed with 1008) and one per client address for the
+  HTTP API (``429 rate_limited``);
+* open tables per client: tables created by one address that have not finished yet
+  (``429 too_many_tables``);
+* replayed ``act`` messages: an ``id`` already acknowledged for a seat is answered with the
+  original ``ack`` and never applied twice.
+
+:class:`Limits` is what ``create_app(limits=...)`` takes; every field has a sane default and
+``None`` switches a limit off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+MIN_MESSAGE: Final = 256
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of the web app; ``None`` means unlimited."""
+
+    max_message: int = 4096
+    """Bytes in one WebSocket text frame."""
+    max_json_body: int = 4096
+    """Bytes in one JSON request body."""
+    max_record: int = 1 << 20
+    """Bytes in one uploaded game record."""
+    ws_rate: float | None = 20.0
+    """Messages per second one WebSocket connection may send, on average."""
+    ws_burst: int = 40
+    """How many messages a connection may send at once before ``ws_rate`` applies."""
+    ws_strikes: int = 20
+    """Refused-for-rate messages after which the connection is closed (1008)."""
+    http_rate: float | None = 20.0
+    """``/api`` requests per second per client address, on average."""
+    http_burst: int = 100
+    max_open_tables: int | None = 20
+    """Tables one client address may have created that are not finished yet."""
+    hello_timeout: float | None = 30.0
+    """Seconds a new WebSocket has to send ``hello``."""
+    acked_ids: int = 256
+    """Acknowledged ``act`` ids remembered per seat (replays of older ids are not detected)."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_message", "max_json_body", "max_record"):
+            if getattr(self, name) < MIN_MESSAGE:
+                raise ValueError(f"{name} must be at least {MIN_MESSAGE} bytes")
+        if self.ws_burst < 1 or self.http_burst < 1 or self.ws_strikes < 1:
+            raise ValueError("bursts and strikes must be positive")
+
+    @classmethod
+    def unlimited(cls) -> Limits:
+        """No rate or table limits (sizes stay): for load tests on a trusted loopback."""
+        return cls(ws_rate=None, http_rate=None, max_open_tables=None)
+
+
+# Error texts of the codes this module adds (the rest are in gonuts.server.i18n).
+ERROR_TEXTS: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "rate_limited": "Too many messages; slow down",
+        "too_many_tables": "You already have too many unfinished tables",
+    },
+    "es": {
+        "rate_limited": "Demasiados mensajes; ve más despacio",
+        "too_many_tables": "Ya tienes demasiadas mesas sin terminar",
+    },
+    "it": {
+        "rate_limited": "Troppi messaggi; rallenta",
+        "too_many_tables": "Hai già troppi tavoli non finiti",
+    },
+}
+
+
+def error_text(code: str, lang: str, detail: str | None = None) -> str | None:
+    """The localized text of a code this module adds, or None for other codes."""
+    texts = ERROR_TEXTS.get(lang, ERROR_TEXTS["en"])
+    base = texts.get(code)
+    if base is None:
+        return None
+    return f"{base}: {detail}" if detail else f"{base}."
+
+
+Clock = Callable[[], float]
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; one token per message."""
+
+    __slots__ = ("burst", "clock", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int, clock: Clock = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.clock = clock
+        self.stamp = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def wait_time(self) -> float:
+        """Seconds until the next token."""
+        return max(0.0, (1.0 - self.tokens) / self.rate)
+
+
+class BucketMap:
+    """One :class:`TokenBucket` per key (client address), forgetting the idle ones."""
+
+    def __init__(
+        self, rate: float, burst: int, clock: Clock = time.monotonic, size: int = 10_000
+    ) -> None:
+        self.rate, self.burst, self.clock, self.size = rate, burst, clock, size
+        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def take(self, key: str) -> TokenBucket | None:
+        """None if ``key`` may go on, else its (empty) bucket."""
+        bucket = self.buckets.pop(key, None)
+        if bucket is None:
+            bucket = TokenBucket(self.rate, self.burst, self.clock)
+        self.buckets[key] = bucket
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)  # the longest idle: full again anyway
+        return None if bucket.take() else bucket
+
+
+class TableQuota:
+    """Unfinished tables per client key, with slots reserved while a creation is under way."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.tables: dict[str, set[str]] = {}
+        self.pending: dict[str, int] = {}
+
+    def reserve(self, key: str, unfinished: Callable[[str], bool]) -> bool:
+        """Take a slot for ``key``; False if it has ``limit`` unfinished tables already."""
+        if self.limit is None:
+            return True
+        mine = self.tables.get(key, set())
+        mine = {t for t in mine if unfinished(t)}
+        if mine:
+            self.tables[key] = mine
+        else:
+            self.tables.pop(key, None)
+        if len(mine) + self.pending.get(key, 0) >= self.limit:
+            return False
+        self.pending[key] = self.pending.get(key, 0) + 1
+        return True
+
+    def settle(self, key: str, table_id: str | None) -> None:
+        """End a reservation: the table made (None if the creation failed)."""
+        if self.limit is None:
+            return
+        left = self.pending.get(key, 1) - 1
+        if left > 0:
+            self.pending[key] = left
+        else:
+            self.pending.pop(key, None)
+        if table_id is not None:
+            self.tables.setdefault(key, set()).add(table_id)
+
+
+@dataclass
+class Acked:
+    action: str
+    version: int
+
+
+@dataclass
+class SeatAcks:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    ids: OrderedDict[str, Acked] = field(default_factory=OrderedDict)
+
+
+class AckMemory:
+    """Acknowledged ``act`` ids per (table, seat), so a replayed id is not applied twice.
+
+    Hold :meth:`seat`'s lock around looking an id up, applying the action and remembering it:
+    two sockets of one seat sending the same id at once then still apply it once.
+    """
+
+    def __init__(self, per_seat: int) -> None:
+        self.per_seat = per_seat
+        self.seats: dict[tuple[str, int], SeatAcks] = {}
+
+    def seat(self, table_id: str, seat: int) -> SeatAcks:
+        key = (table_id, seat)
+        acks = self.seats.get(key)
+        if acks is None:
+            acks = self.seats[key] = SeatAcks()
+        return acks
+
+    def remember(self, acks: SeatAcks, id_: str, action: str, version: int) -> None:
+        acks.ids[id_] = Acked(action, version)
+        while len(acks.ids) > self.per_seat:
+            acks.ids.popitem(last=False)
+
+    def forget_table(self, table_id: str, seats: int) -> None:
+        for seat in range(seats):
+            self.seats.pop((table_id, seat), None)
+
+
+__all__ = ["AckMemory", "BucketMap", "Limits", "TableQuota", "TokenBucket", "error_text"]

@@ -1,0 +1,182 @@
+"""Limits: message and body sizes, rates per connection and per address, open tables per
+client, the hello deadline, and replayed acts applied once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from gonuts.server import create_app
+from gonuts.server.limits import AckMemory, BucketMap, Limits, TableQuota, TokenBucket
+from web.helpers import auth, create, error_code, hello, receive_until, wait_until
+
+TWO = [{"kind": "human"}, {"kind": "human"}]
+BOTS = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
+
+
+def app_with(tmp_path: Path, **limits: Any) -> TestClient:
+    lim = Limits(**limits)
+    return TestClient(create_app(f"sqlite:///{tmp_path / 'l.sqlite3'}", bot_delay=0, limits=lim))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_token_bucket_and_maps() -> None:
+    clock = Clock()
+    bucket = TokenBucket(2.0, 3, clock)
+    assert [bucket.take() for _ in range(4)] == [True, True, True, False]
+    assert bucket.wait_time() == pytest.approx(0.5)
+    clock.now = 0.5
+    assert bucket.take() and not bucket.take()
+    clock.now = 100.0
+    assert sum(bucket.take() for _ in range(10)) == 3  # never more than the burst
+    buckets = BucketMap(1.0, 1, clock, size=2)
+    assert buckets.take("a") is None and buckets.take("a") is not None
+    assert buckets.take("b") is None and buckets.take("c") is None
+    assert len(buckets.buckets) == 2  # the idle one was forgotten
+    quota = TableQuota(2)
+    live = {"t1", "t2"}
+    assert quota.reserve("ip", live.__contains__)
+    quota.settle("ip", "t1")
+    assert quota.reserve("ip", live.__contains__)
+    assert not quota.reserve("ip", live.__contains__)  # one made, one being made
+    assert quota.reserve("other", live.__contains__)
+    quota.settle("ip", "t2")
+    live.discard("t1")  # finished
+    assert quota.reserve("ip", live.__contains__)
+    quota.settle("ip", None)  # a failed creation gives the slot back
+    assert TableQuota(None).reserve("x", live.__contains__)
+    with pytest.raises(ValueError):
+        Limits(max_message=10)
+    acks = AckMemory(2)
+    seat = acks.seat("t", 0)
+    for i in range(3):
+        acks.remember(seat, f"id{i}", "pick 1", i)
+    assert list(seat.ids) == ["id1", "id2"]
+    acks.forget_table("t", 2)
+    assert acks.seat("t", 0) is not seat
+
+
+def test_socket_rate_limit_refuses_then_closes(tmp_path: Path) -> None:
+    with app_with(tmp_path, ws_rate=0.01, ws_burst=3, ws_strikes=4) as client:
+        tid = create(client, TWO)["table"]["id"]
+        with client.websocket_connect(f"/ws/tables/{tid}", headers={"Accept-Language": "es"}) as ws:
+            hello(ws, None, "es")  # 1 token
+            ws.send_json({"type": "ping"})
+            ws.send_json({"type": "ping"})
+            for _ in range(10):
+                ws.send_json({"type": "ping"})
+            got: list[dict[str, Any]] = []
+            with pytest.raises(WebSocketDisconnect) as closed:
+                while True:
+                    got.append(ws.receive_json())
+            assert closed.value.code == 1008
+        assert [m["type"] for m in got].count("pong") == 2
+        errors = [m for m in got if m["type"] == "error"]
+        assert len(errors) == 4 and {m["code"] for m in errors} == {"rate_limited"}
+        assert errors[0]["message"].startswith("Demasiados mensajes")
+        # the server goes on serving
+        assert client.get(f"/api/tables/{tid}").status_code == 200
+
+
+def test_http_rate_limit_per_address(tmp_path: Path) -> None:
+    with app_with(tmp_path, http_rate=0.01, http_burst=3) as client:
+        for _ in range(3):
+            assert client.get("/api/config").status_code == 200
+        r = client.get("/api/config?lang=it")
+        assert r.status_code == 429 and error_code(r) == "rate_limited"
+        assert int(r.headers["Retry-After"]) >= 1 and "Troppi" in r.json()["error"]["message"]
+        assert client.get("/").status_code == 200  # pages and static files are not counted
+        assert client.get("/rules").status_code == 200
+
+
+def test_body_limits(tmp_path: Path) -> None:
+    with app_with(tmp_path, max_json_body=1000, max_record=2000) as client:
+        big = json.dumps({"seats": TWO, "name": "x" * 1500})
+        r = client.post("/api/tables", content=big, headers={"Content-Type": "application/json"})
+        assert r.status_code == 413 and error_code(r) == "too_large"
+        # over every limit: refused before any handler reads it, on any path
+        r = client.post("/api/replay", content=b"x" * 2500)
+        assert r.status_code == 413 and error_code(r) == "too_large"
+        r = client.post("/api/tables/abc/join", content=b"x" * 5000)
+        assert r.status_code == 413
+        # a streamed (chunked) body without Content-Length is cut off too
+
+        def chunks() -> Any:
+            for _ in range(10):
+                yield b"y" * 300
+
+        r = client.post("/api/tables", content=chunks())
+        assert r.status_code == 413 and error_code(r) == "too_large"
+        assert client.get("/api/tables").json()["tables"] == []
+        assert client.get("/api/config").json()["max_message_bytes"] == 4096
+
+
+def test_open_tables_per_client(tmp_path: Path) -> None:
+    with app_with(tmp_path, max_open_tables=2) as client:
+        create(client, TWO)
+        create(client, BOTS, name=None)  # plays by itself to the end
+        wait_until(
+            lambda: client.get("/api/tables?status=finished").json()["tables"] != [],
+            message="the bots' game to end",
+        )
+        create(client, TWO)  # the finished table does not count
+        r = client.post("/api/tables", json={"seats": TWO}, headers={"Accept-Language": "es"})
+        assert r.status_code == 429 and error_code(r) == "too_many_tables"
+        assert r.json()["error"]["message"].startswith("Ya tienes demasiadas mesas")
+        assert len(client.get("/api/tables?status=open").json()["tables"]) == 2
+
+
+def test_hello_deadline(tmp_path: Path) -> None:
+    with app_with(tmp_path, hello_timeout=0.2) as client:
+        tid = create(client, TWO)["table"]["id"]
+        with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+            msg = ws.receive_json()  # sent nothing
+            assert msg["type"] == "error" and msg["code"] == "malformed"
+            assert "hello" in msg["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 1008
+
+
+def test_replayed_act_is_applied_once(tmp_path: Path) -> None:
+    with app_with(tmp_path) as client:
+        made = create(client, TWO)
+        tid, token = made["table"]["id"], made["token"]
+        other = client.post(f"/api/tables/{tid}/join", json={"name": "Ben"}).json()["token"]
+        with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+            hello(ws, token)
+            receive_until(ws, "state")
+            act = {"type": "act", "action": "pick 2", "id": "c1"}
+            ws.send_json(act)
+            first = receive_until(ws, "ack")
+            assert first == {"type": "ack", "id": "c1", "action": "pick 2", "version": 1}
+            receive_until(ws, "state")
+            ws.send_json(act)  # the ack was lost, say: the same answer, nothing applied
+            assert receive_until(ws, "ack") == first
+            ws.send_json({"type": "act", "action": "pick 3", "id": "c1"})  # forged reuse
+            msg = receive_until(ws, "error")
+            assert msg["code"] == "malformed" and msg["id"] == "c1"
+        with client.websocket_connect(f"/ws/tables/{tid}") as ws:  # after a reconnect too
+            hello(ws, token)
+            receive_until(ws, "state")
+            ws.send_json(act)
+            assert receive_until(ws, "ack") == first
+        assert client.get(f"/api/tables/{tid}").json()["version"] == 1
+        # over HTTP, with the same id memory
+        body = {"action": "pick 1", "id": "h1"}
+        r1 = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(other))
+        r2 = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(other))
+        assert r1.json() == r2.json() == {"ok": True, "version": 2}
+        assert client.get(f"/api/tables/{tid}").json()["version"] == 2

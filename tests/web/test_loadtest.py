@@ -1,0 +1,62 @@
+"""``gonuts loadtest``: a small smoke run (the real figures are in docs/loadtest.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gonuts.cli import main
+from gonuts.cli.loadtest import group_sizes, is_loopback, percentile
+
+CLI = "import sys; from gonuts.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_helpers() -> None:
+    assert group_sizes(8, 4) == [4, 4]
+    assert group_sizes(5, 4) == [3, 2]
+    assert group_sizes(1000, 4) == [4] * 250
+    assert all(2 <= n <= 6 for k in range(2, 7) for c in range(2, 60) for n in group_sizes(c, k))
+    assert sum(group_sizes(37, 6)) == 37
+    assert percentile([], 99) == 0.0
+    assert percentile([float(i) for i in range(1, 101)], 99) == 99.0
+    assert percentile([float(i) for i in range(1, 101)], 50) == 50.0
+    assert is_loopback("http://127.0.0.1:8000") and is_loopback("http://localhost:1")
+    assert is_loopback("http://[::1]:8000") and is_loopback("http://127.3.2.1")
+    assert not is_loopback("http://10.0.0.1:8000") and not is_loopback("http://example.com")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--clients", "1"],
+        ["--duration", "0"],
+        ["--seats", "7"],
+        ["--url", "http://192.168.1.5:8000"],
+        ["--url", "ws://127.0.0.1:8000"],
+    ],
+)
+def test_refuses_bad_arguments(args: list[str]) -> None:
+    assert main(["loadtest", "--quiet", *args]) == 2
+
+
+def test_smoke_run(tmp_path: Path) -> None:
+    out = tmp_path / "load.json"
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, "loadtest", "--clients", "8", "--duration", "5",
+         "--think", "0.05", "--ramp", "0.5", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    data = json.loads(out.read_text())
+    assert {"clients", "games_per_min", "p50_ms", "p99_ms", "errors"} <= set(data)
+    assert data["clients"] == 8 and data["errors"] == 0, data
+    assert data["acts"] > 20 and 0 < data["p50_ms"] <= data["p99_ms"]
+    assert data["concurrent_max"] == 8
+    assert "latency move → ack" in done.stdout

@@ -1,0 +1,78 @@
+"""Two ``gonuts serve`` processes on one PostgreSQL database: players of one table on different
+processes see each other's moves live (LISTEN / NOTIFY) and finish the game together."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+
+import httpx
+from sqlalchemy import create_engine, text
+
+from web.procs import Player, Server, check_stored_games, create_table, free_port, join_table
+
+SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
+
+
+def test_two_processes_one_table(pg_url: str, tmp_path: Path) -> None:
+    opts = ("--bot-delay", "0.01", "--replace-after", "600")
+    one = Server(pg_url, free_port(), tmp_path / "one.log", *opts)
+    two = Server(pg_url, free_port(), tmp_path / "two.log", *opts)
+    one.start()
+    try:
+        two.start()
+        asyncio.run(asyncio.wait_for(play(one, two, pg_url), 60))
+    finally:
+        one.stop()
+        two.stop()
+
+
+async def play(one: Server, two: Server, db_url: str) -> None:
+    table_id, seat_a, token_a = create_table(one.http, SEATS, "Ana")
+    seat_b, token_b = join_table(two.http, table_id, "Ben")  # the game starts on process two
+    ana = Player([one.ws], table_id, seat_a, token_a, random.Random(1), think=0.01)
+    ben = Player([two.ws], table_id, seat_b, token_b, random.Random(2), think=0.01)
+    deadline = time.monotonic() + 50
+    tasks = [asyncio.create_task(p.run(deadline)) for p in (ana, ben)]
+
+    # each process knows the other's player is connected (so no bot replaces them)
+    async with httpx.AsyncClient() as http:
+        while True:
+            seen = [
+                (await http.get(f"{s.http}/api/tables/{table_id}")).json()["seats"]
+                for s in (one, two)
+            ]
+            if all(all(x["connected"] for x in seats) for seats in seen) or all(
+                t.done() for t in tasks
+            ):
+                break
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+    await asyncio.gather(*tasks)
+
+    assert ana.final is not None and ben.final is not None
+    assert ana.final["version"] == ben.final["version"]
+    assert ana.final["view"]["scores"] == ben.final["view"]["scores"]
+    assert ana.acked and ben.acked
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            actions = conn.execute(
+                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
+                {"t": table_id},
+            ).all()
+            record = conn.execute(
+                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    rows = {table_id: [(int(q), int(s), str(n)) for q, s, n in actions]}
+    assert {s for _, s, _ in rows[table_id]} == {0, 1, 2}
+    check_stored_games(rows, {table_id: str(record)}, [ana, ben])
+    # both processes agree on the finished table
+    async with httpx.AsyncClient() as http:
+        for s in (one, two):
+            summary = (await http.get(f"{s.http}/api/tables/{table_id}")).json()
+            assert summary["status"] == "finished" and summary["version"] == len(actions)

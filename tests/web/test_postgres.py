@@ -1,0 +1,163 @@
+"""PostgreSQL specifics of several server processes on one database, in one test process: two
+:class:`Service` objects stand for two processes (docs/server.md, "More than one process")."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy import text
+
+from gonuts.server.db import SeatRow, engine_origin
+from gonuts.server.service import Conn, Service
+
+TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]
+
+
+class Inbox:
+    """A WebSocket stand-in that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def send_text(self, data: str) -> None:
+        self.messages.append(json.loads(data))
+
+    def versions(self) -> list[int]:
+        return [int(m["version"]) for m in self.messages if m["type"] == "state"]
+
+
+async def eventually(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+def run(pg_url: str, body: Callable[[Service, Service], Awaitable[None]], **kw: Any) -> None:
+    async def main() -> None:
+        one = Service(pg_url, bot_delay=0, **kw)
+        two = Service(pg_url, bot_delay=0, **kw)
+        try:
+            await asyncio.wait_for(body(one, two), 30)
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(main())
+
+
+async def two_player_table(one: Service, two: Service) -> tuple[str, str, str]:
+    table, _, ana = await one.create_table(TWO_HUMANS, "Ana", "en")
+    await two.get(table.id)
+    _, ben = await two.join(table.id, "Ben")
+    assert one.bus is not None and two.bus is not None
+    await one.bus.connected.wait()
+    await two.bus.connected.wait()
+    assert ana is not None
+    return table.id, ana, ben
+
+
+def test_updates_cross_between_processes(pg_url: str) -> None:
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        ana, ben = Inbox(), Inbox()
+        await one.connect(t1, Conn(ana, 0, "en"))
+        await two.connect(t2, Conn(ben, 1, "en"))
+        await one.act(t1, 0, "pick 1")
+        await eventually(lambda: 1 in ben.versions(), "Ana's pick to reach Ben")
+        await two.act(t2, 1, "pick 2")
+        await eventually(lambda: 2 in ana.versions(), "Ben's pick to reach Ana")
+        assert t1.version == t2.version == 2
+        # each side sees the other's player connected
+        assert all(s["connected"] for s in one.summary(t1)["seats"])
+        assert all(s["connected"] for s in two.summary(t2)["seats"])
+
+    run(pg_url, body)
+
+
+def test_simultaneous_actions_on_two_processes(pg_url: str) -> None:
+    """Process two has not heard of process one's action: its insert of the same action number
+    fails, it catches up and applies its own action after it."""
+
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        assert two.bus is not None
+        await two.bus.close()  # deaf from now on
+        ben = Inbox()
+        t2.conns.add(Conn(ben, 1, "en"))
+        assert await one.act(t1, 0, "pick 1") == 1
+        assert t2.version == 0
+        assert await two.act(t2, 1, "pick 2") == 2
+        assert t2.version == 2 and t2.game is not None
+        await eventually(lambda: 2 in ben.versions(), "process two to tell its client")
+        with one.sessions() as s:
+            rows = s.execute(
+                text("SELECT seq, seat FROM gn_actions WHERE table_id = :t ORDER BY seq"),
+                {"t": table_id},
+            ).all()
+        assert [tuple(r) for r in rows] == [(0, 0), (1, 1)]
+
+    run(pg_url, body)
+
+
+def test_a_seat_is_taken_once(pg_url: str) -> None:
+    async def body(one: Service, two: Service) -> None:
+        table, _, _ = await one.create_table([*TWO_HUMANS, ("human", None)], "Ana", "en")
+        await two.get(table.id)
+        assert two.bus is not None
+        await two.bus.close()  # process two does not hear of Ben
+        seat_b, _ = await one.join(table.id, "Ben")
+        seat_c, _ = await two.join(table.id, "Cid")
+        assert {seat_b, seat_c} == {1, 2}
+        with one.sessions() as s:
+            names = [r.name for r in s.query(SeatRow).filter_by(table_id=table.id)]
+        assert sorted(n or "" for n in names) == ["Ana", "Ben", "Cid"]
+
+    run(pg_url, body)
+
+
+def test_no_bot_replaces_a_player_connected_elsewhere(pg_url: str) -> None:
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        ana, ben = Conn(Inbox(), 0, "en"), Conn(Inbox(), 1, "en")
+        await one.connect(t1, ana)
+        await two.connect(t2, ben)
+        await eventually(lambda: t1.connected(1) and t2.connected(0), "presence")
+        await asyncio.sleep(0.6)  # twice the replacement delay
+        assert not t1.seats[1].replaced and not t2.seats[0].replaced
+        await two.disconnect(t2, ben)  # Ben leaves for good
+        await eventually(lambda: t1.seats[1].replaced, "Ben's bot", timeout=5)
+        await eventually(lambda: t1.version > 0, "Ben's bot to play", timeout=5)
+
+    run(pg_url, body, replace_after=0.3)
+
+
+def test_the_listener_reconnects_and_catches_up(pg_url: str) -> None:
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        assert two.bus is not None
+        with one.sessions() as s, s.begin():  # cut process two's LISTEN connection
+            killed = s.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = :a"
+                ),
+                {"a": f"{engine_origin(two.engine)}:listen"},
+            ).all()
+        assert killed == [(True,)]
+        await one.act(t1, 0, "pick 1")  # may happen while nobody listens
+        await eventually(lambda: t2.version == 1, "process two to catch up")
+
+    run(pg_url, body)
