@@ -8,6 +8,7 @@ is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import socket
 import threading
@@ -33,6 +34,7 @@ from playwright.sync_api import (
 )
 
 from gonuts.server.app import create_app
+from gonuts.server.limits import Limits
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -68,7 +70,10 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     db = tmp_path_factory.mktemp("server") / "gonuts.sqlite"
-    app = create_app(f"sqlite:///{db}", bot_delay=0.02, hint_iterations=40)
+    # Every simulated player connects from 127.0.0.1, so per-address quotas (HTTP rate, open
+    # tables) would count all of them as one client; per-connection limits stay on.
+    limits = dataclasses.replace(Limits(), http_rate=None, max_open_tables=None)
+    app = create_app(f"sqlite:///{db}", bot_delay=0.02, hint_iterations=40, limits=limits)
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
