@@ -4,7 +4,6 @@ client, the hello deadline, and replayed acts applied once."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,9 +18,9 @@ TWO = [{"kind": "human"}, {"kind": "human"}]
 BOTS = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
 
 
-def app_with(tmp_path: Path, **limits: Any) -> TestClient:
-    lim = Limits(**limits)
-    return TestClient(create_app(f"sqlite:///{tmp_path / 'l.sqlite3'}", bot_delay=0, limits=lim))
+def app_with(db_url: str, **limits: Any) -> TestClient:
+    """An app with these limits, on SQLite and on PostgreSQL (the ``db_url`` fixture)."""
+    return TestClient(create_app(db_url, bot_delay=0, limits=Limits(**limits)))
 
 
 class Clock:
@@ -68,8 +67,8 @@ def test_token_bucket_and_maps() -> None:
     assert acks.seat("t", 0) is not seat
 
 
-def test_socket_rate_limit_refuses_then_closes(tmp_path: Path) -> None:
-    with app_with(tmp_path, ws_rate=0.01, ws_burst=3, ws_strikes=4) as client:
+def test_socket_rate_limit_refuses_then_closes(db_url: str) -> None:
+    with app_with(db_url, ws_rate=0.01, ws_burst=3, ws_strikes=4) as client:
         tid = create(client, TWO)["table"]["id"]
         with client.websocket_connect(f"/ws/tables/{tid}", headers={"Accept-Language": "es"}) as ws:
             hello(ws, None, "es")  # 1 token
@@ -90,8 +89,8 @@ def test_socket_rate_limit_refuses_then_closes(tmp_path: Path) -> None:
         assert client.get(f"/api/tables/{tid}").status_code == 200
 
 
-def test_http_rate_limit_per_address(tmp_path: Path) -> None:
-    with app_with(tmp_path, http_rate=0.01, http_burst=3) as client:
+def test_http_rate_limit_per_address(db_url: str) -> None:
+    with app_with(db_url, http_rate=0.01, http_burst=3) as client:
         for _ in range(3):
             assert client.get("/api/config").status_code == 200
         r = client.get("/api/config?lang=it")
@@ -101,8 +100,8 @@ def test_http_rate_limit_per_address(tmp_path: Path) -> None:
         assert client.get("/rules").status_code == 200
 
 
-def test_body_limits(tmp_path: Path) -> None:
-    with app_with(tmp_path, max_json_body=1000, max_record=2000) as client:
+def test_body_limits(db_url: str) -> None:
+    with app_with(db_url, max_json_body=1000, max_record=2000) as client:
         big = json.dumps({"seats": TWO, "name": "x" * 1500})
         r = client.post("/api/tables", content=big, headers={"Content-Type": "application/json"})
         assert r.status_code == 413 and error_code(r) == "too_large"
@@ -123,8 +122,8 @@ def test_body_limits(tmp_path: Path) -> None:
         assert client.get("/api/config").json()["max_message_bytes"] == 4096
 
 
-def test_open_tables_per_client(tmp_path: Path) -> None:
-    with app_with(tmp_path, max_open_tables=2) as client:
+def test_open_tables_per_client(db_url: str) -> None:
+    with app_with(db_url, max_open_tables=2) as client:
         create(client, TWO)
         create(client, BOTS, name=None)  # plays by itself to the end
         wait_until(
@@ -138,8 +137,8 @@ def test_open_tables_per_client(tmp_path: Path) -> None:
         assert len(client.get("/api/tables?status=open").json()["tables"]) == 2
 
 
-def test_hello_deadline(tmp_path: Path) -> None:
-    with app_with(tmp_path, hello_timeout=0.2) as client:
+def test_hello_deadline(db_url: str) -> None:
+    with app_with(db_url, hello_timeout=0.2) as client:
         tid = create(client, TWO)["table"]["id"]
         with client.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = ws.receive_json()  # sent nothing
@@ -150,8 +149,8 @@ def test_hello_deadline(tmp_path: Path) -> None:
             assert closed.value.code == 1008
 
 
-def test_replayed_act_is_applied_once(tmp_path: Path) -> None:
-    with app_with(tmp_path) as client:
+def test_replayed_act_is_applied_once(db_url: str) -> None:
+    with app_with(db_url) as client:
         made = create(client, TWO)
         tid, token = made["table"]["id"], made["token"]
         other = client.post(f"/api/tables/{tid}/join", json={"name": "Ben"}).json()["token"]
