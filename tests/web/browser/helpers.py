@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -57,7 +59,12 @@ def play_until_over(
         if max_actions is not None and taken >= max_actions:
             return taken
         if time.monotonic() > deadline:
-            raise AssertionError(f"game not over after {timeout}s ({taken} actions)")
+            shot = Path(tempfile.gettempdir()) / f"gonuts-stuck-{time.time_ns()}.png"
+            pages[0].screenshot(path=str(shot))
+            text = " | ".join(pages[0].locator("main").inner_text().split("\n"))[:1500]
+            raise AssertionError(
+                f"game not over after {timeout}s ({taken} actions); screenshot {shot}; page: {text}"
+            )
         acted = False
         for page in pages:
             if act_once(page, rng):

@@ -13,6 +13,12 @@ export class TableSocket {
     this.closed = false;
     this.retry = 0;
     this.counter = 0;
+    // Action ids must be unique for the seat across page loads: the server answers a repeated
+    // id with its first acknowledgement (idempotent retries), so a reloaded page that restarted
+    // at "a1" would never see its new actions applied.
+    const bytes = new Uint8Array(6);
+    crypto.getRandomValues(bytes);
+    this.prefix = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
     this.connect();
   }
 
@@ -56,7 +62,7 @@ export class TableSocket {
 
   /** Send an action; returns its id (echoed in the `ack` / `error`). */
   act(action) {
-    const id = `a${++this.counter}`;
+    const id = `${this.prefix}-${++this.counter}`;
     this.send({ type: "act", action, id });
     return id;
   }
