@@ -9,7 +9,16 @@ import sys
 from starlette.testclient import TestClient
 
 from gonuts.record import Record
-from web.helpers import AppFactory, auth, create, error_code, state, wait_until
+from web.helpers import (
+    AppFactory,
+    auth,
+    create,
+    error_code,
+    hello,
+    receive_until,
+    state,
+    wait_until,
+)
 
 BOTS2 = [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "medium"}]
 
@@ -200,3 +209,29 @@ def test_serve_help() -> None:
         check=True,
     ).stdout
     assert "--host" in out and "--port" in out and "--db" in out
+
+
+def test_finished_tables_leave_memory_and_come_back(make_app: AppFactory) -> None:
+    """A finished table nobody watches is let go after ``keep_finished``; asked for, it is
+    loaded again from the database; one with a socket open stays."""
+    with TestClient(make_app(keep_finished=0.2)) as client:
+        svc = client.app.state.service  # type: ignore[attr-defined]
+        bots = [{"kind": "bot", "level": "easy"}] * 2
+        gone = create(client, bots, name=None)["table"]["id"]
+        kept = create(client, bots, name=None)["table"]["id"]
+        with client.websocket_connect(f"/ws/tables/{kept}") as ws:
+            hello(ws, None)  # a spectator
+            for tid in (gone, kept):
+
+                def finished(tid: str = tid) -> bool:
+                    return bool(client.get(f"/api/tables/{tid}").json()["status"] == "finished")
+
+                wait_until(finished, message="the bots' game to end")
+            before = client.get(f"/api/tables/{gone}").json()
+            wait_until(lambda: gone not in svc.tables, message="the finished table to go")
+            assert kept in svc.tables
+            assert client.get(f"/api/tables/{gone}").json() == before  # loaded again
+            assert gone in svc.tables
+            ws.send_json({"type": "ping"})
+            assert receive_until(ws, "pong")
+        assert client.get(f"/api/games/{gone}/record").status_code == 200

@@ -1,5 +1,6 @@
 """Limits: message and body sizes, rates per connection and per address, open tables per
-client, the hello deadline, and replayed acts applied once."""
+client, the hello deadline, and replayed acts applied once (also after a restart, and when
+another process stored the id first)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import json
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.orm import Session
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from gonuts.server import create_app
-from gonuts.server.limits import AckMemory, BucketMap, Limits, TableQuota, TokenBucket
-from web.helpers import auth, create, error_code, hello, receive_until, wait_until
+from gonuts.server.limits import BucketMap, Limits, TableQuota, TokenBucket
+from web.helpers import auth, create, error_code, hello, receive_until, state, wait_until
 
 TWO = [{"kind": "human"}, {"kind": "human"}]
 BOTS = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
@@ -58,13 +61,6 @@ def test_token_bucket_and_maps() -> None:
     assert TableQuota(None).reserve("x", live.__contains__)
     with pytest.raises(ValueError):
         Limits(max_message=10)
-    acks = AckMemory(2)
-    seat = acks.seat("t", 0)
-    for i in range(3):
-        acks.remember(seat, f"id{i}", "pick 1", i)
-    assert list(seat.ids) == ["id1", "id2"]
-    acks.forget_table("t", 2)
-    assert acks.seat("t", 0) is not seat
 
 
 def test_socket_rate_limit_refuses_then_closes(db_url: str) -> None:
@@ -150,7 +146,7 @@ def test_hello_deadline(db_url: str) -> None:
 
 
 def test_replayed_act_is_applied_once(db_url: str) -> None:
-    with app_with(db_url) as client:
+    with app_with(db_url, http_rate=None) as client:
         made = create(client, TWO)
         tid, token = made["table"]["id"], made["token"]
         other = client.post(f"/api/tables/{tid}/join", json={"name": "Ben"}).json()["token"]
@@ -179,3 +175,70 @@ def test_replayed_act_is_applied_once(db_url: str) -> None:
         r2 = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(other))
         assert r1.json() == r2.json() == {"ok": True, "version": 2}
         assert client.get(f"/api/tables/{tid}").json()["version"] == 2
+        # after the game ends a replay is still only acknowledged
+        for _ in range(500):
+            summary = client.get(f"/api/tables/{tid}").json()
+            if summary["status"] == "finished":
+                break
+            for seat_token in (token, other):
+                legal = state(client, tid, seat_token)["view"]["legal"]
+                if legal:
+                    r = client.post(
+                        f"/api/tables/{tid}/actions",
+                        json={"action": legal[0]["action"]},
+                        headers=auth(seat_token),
+                    )
+                    assert r.status_code == 200, r.text
+        assert summary["status"] == "finished"
+        again = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(other))
+        assert again.json() == {"ok": True, "version": 2}
+        end = summary["version"]
+    # a new server on the same database: the ids are stored with the actions
+    with app_with(db_url, http_rate=None) as client:
+        with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+            hello(ws, token)
+            receive_until(ws, "state")
+            ws.send_json(act)
+            assert receive_until(ws, "ack") == first
+        r3 = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(other))
+        assert r3.json() == {"ok": True, "version": 2}
+        forged = client.post(
+            f"/api/tables/{tid}/actions", json={**body, "action": "pick 2"}, headers=auth(other)
+        )
+        assert forged.status_code == 422 and error_code(forged) == "malformed"
+        assert client.get(f"/api/tables/{tid}").json()["version"] == end
+    with Session(create_engine(db_url)) as s:
+        stored = s.execute(
+            text("SELECT client_id FROM gn_actions WHERE table_id = :t AND client_id IS NOT NULL"),
+            {"t": tid},
+        ).all()
+    assert sorted(r[0] for r in stored) == ["c1", "h1"]
+
+
+def test_replay_of_an_id_another_process_stored(db_url: str) -> None:
+    """An id stored behind this process's back (another process, say) is acknowledged, once."""
+    with app_with(db_url) as client:
+        made = create(client, TWO)
+        tid, token = made["table"]["id"], made["token"]
+        client.post(f"/api/tables/{tid}/join", json={"name": "Ben"})
+        assert client.get(f"/api/tables/{tid}").json()["version"] == 0  # loaded here
+        engine = create_engine(db_url)
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    text(
+                        "INSERT INTO gn_actions (table_id, seq, seat, notation, client_id, "
+                        "created_at) VALUES (:t, 0, 0, 'pick 2', 'x9', CURRENT_TIMESTAMP)"
+                    ),
+                    {"t": tid},
+                )
+        finally:
+            engine.dispose()
+        body = {"action": "pick 2", "id": "x9"}
+        r = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(token))
+        assert r.status_code == 200 and r.json() == {"ok": True, "version": 1}, r.text
+        r = client.post(f"/api/tables/{tid}/actions", json=body, headers=auth(token))
+        assert r.json() == {"ok": True, "version": 1}
+        assert client.get(f"/api/tables/{tid}").json()["version"] == 1
+        view = state(client, tid, token)["view"]
+        assert view["selections"][0] is not None or view["waiting_for"] == [1]

@@ -26,7 +26,7 @@ from gonuts.server.db import (
 )
 from web.helpers import AppFactory, auth
 
-HEAD = "0003"
+HEAD = "0004"
 
 
 def old_table(engine: Engine) -> tuple[str, str, str]:

@@ -1,5 +1,7 @@
 """Two ``gonuts serve`` processes on one PostgreSQL database: players of one table on different
-processes see each other's moves live (LISTEN / NOTIFY) and finish the game together."""
+processes see each other's moves live (LISTEN / NOTIFY) and finish the game together; a move
+replayed to the other process is acknowledged, not applied; "play again" asked on both at once
+makes one new table."""
 
 from __future__ import annotations
 
@@ -76,3 +78,54 @@ async def play(one: Server, two: Server, db_url: str) -> None:
         for s in (one, two):
             summary = (await http.get(f"{s.http}/api/tables/{table_id}")).json()
             assert summary["status"] == "finished" and summary["version"] == len(actions)
+
+        # Ana's moves (sent to process one) replayed to process two: acknowledged, not applied
+        engine = create_engine(db_url)
+        try:
+            with engine.connect() as conn:
+                ana_ids = conn.execute(
+                    text(
+                        "SELECT seq, notation, client_id FROM gn_actions "
+                        "WHERE table_id = :t AND seat = :s AND client_id IS NOT NULL ORDER BY seq"
+                    ),
+                    {"t": table_id, "s": seat_a},
+                ).all()
+        finally:
+            engine.dispose()
+        assert len(ana_ids) == len(ana.acked)
+        headers = {"Authorization": f"Bearer {token_a}"}
+        for seq, notation, client_id in ana_ids[:5]:
+            r = await http.post(
+                f"{two.http}/api/tables/{table_id}/actions",
+                json={"action": notation, "id": client_id},
+                headers=headers,
+            )
+            assert r.json() == {"ok": True, "version": seq + 1}, r.text
+        summary = (await http.get(f"{two.http}/api/tables/{table_id}")).json()
+        assert summary["version"] == len(actions)
+
+        # both players ask to play again at once, each on their own process: one new table
+        answers = await asyncio.gather(
+            http.post(f"{one.http}/api/tables/{table_id}/again", headers=headers),
+            http.post(
+                f"{two.http}/api/tables/{table_id}/again",
+                headers={"Authorization": f"Bearer {token_b}"},
+            ),
+        )
+        new = [r.json() for r in answers]
+        assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
+        assert new[0]["table"]["id"] == new[1]["table"]["id"]
+        assert {new[0]["seat"], new[1]["seat"]} == {seat_a, seat_b}
+        new_id = new[0]["table"]["id"]
+        engine = create_engine(db_url)
+        try:
+            with engine.connect() as conn:
+                tables = conn.execute(text("SELECT id, next_table FROM gn_tables")).all()
+        finally:
+            engine.dispose()
+        assert sorted(tables) == sorted([(table_id, new_id), (new_id, None)])
+        for s in (one, two):
+            deadline = time.monotonic() + 10
+            while (await http.get(f"{s.http}/api/tables/{new_id}")).json()["status"] != "playing":
+                assert time.monotonic() < deadline, "the new table did not start"
+                await asyncio.sleep(0.05)

@@ -9,10 +9,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from gonuts.server.db import SeatRow, engine_origin
-from gonuts.server.service import Conn, Service
+from gonuts.server.service import Conn, Service, ServiceError
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]
 
@@ -93,9 +94,9 @@ def test_simultaneous_actions_on_two_processes(pg_url: str) -> None:
         await two.bus.close()  # deaf from now on
         ben = Inbox()
         t2.conns.add(Conn(ben, 1, "en"))
-        assert await one.act(t1, 0, "pick 1") == 1
+        assert await one.act(t1, 0, "pick 1") == (1, False)
         assert t2.version == 0
-        assert await two.act(t2, 1, "pick 2") == 2
+        assert await two.act(t2, 1, "pick 2") == (2, False)
         assert t2.version == 2 and t2.game is not None
         await eventually(lambda: 2 in ben.versions(), "process two to tell its client")
         with one.sessions() as s:
@@ -104,6 +105,36 @@ def test_simultaneous_actions_on_two_processes(pg_url: str) -> None:
                 {"t": table_id},
             ).all()
         assert [tuple(r) for r in rows] == [(0, 0), (1, 1)]
+
+    run(pg_url, body)
+
+
+def test_a_replay_reaching_a_process_that_has_not_heard(pg_url: str) -> None:
+    """Ana's move (id z1) was stored through process one; her client, reconnected to process
+    two (deaf, behind), sends it again: acknowledged with the original version, not applied."""
+
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        assert two.bus is not None
+        await two.bus.close()
+        assert await one.act(t1, 0, "pick 1", client_id="z1") == (1, False)
+        assert t2.version == 0
+        assert await two.act(t2, 0, "pick 1", client_id="z1") == (1, True)
+        assert await two.act(t2, 0, "pick 1", client_id="z1") == (1, True)
+        with pytest.raises(ServiceError) as refused:
+            await two.act(t2, 0, "pick 2", client_id="z1")
+        assert refused.value.code == "malformed"
+        assert await two.act(t2, 1, "pick 3", client_id="z1") == (2, False)  # ids are per seat
+        with one.sessions() as s:
+            rows = s.execute(
+                text(
+                    "SELECT seq, seat, client_id FROM gn_actions WHERE table_id = :t ORDER BY seq"
+                ),
+                {"t": table_id},
+            ).all()
+        assert [tuple(r) for r in rows] == [(0, 0, "z1"), (1, 1, "z1")]
 
     run(pg_url, body)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
@@ -27,7 +27,7 @@ from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.errors import RecordError
 from gonuts.record import Record
 from gonuts.server import i18n, limits
-from gonuts.server.limits import AckMemory, BucketMap, Limits, TableQuota, TokenBucket
+from gonuts.server.limits import BucketMap, Limits, TableQuota, TokenBucket
 from gonuts.server.rules_page import rules_html
 from gonuts.server.schemas import (
     CLIENT_MESSAGE,
@@ -238,6 +238,7 @@ def create_app(
     bot_delay: float = 0.5,
     replace_after: float = 120.0,
     hint_iterations: int = 300,
+    keep_finished: float = 300.0,
     static_dir: Path | None = None,
     service: Service | None = None,
     limits: Limits | None = None,
@@ -245,16 +246,17 @@ def create_app(
     """The gonuts web app on the database ``db_url`` (SQLite file by default).
 
     ``limits`` bounds what one client may do (sizes, rates, open tables); see
-    :class:`gonuts.server.limits.Limits` for the defaults.
+    :class:`gonuts.server.limits.Limits` for the defaults. A finished table nobody has
+    watched for ``keep_finished`` seconds leaves memory (it stays in the database).
     """
     lim = limits or Limits()
     quota = TableQuota(lim.max_open_tables)
-    acks = AckMemory(lim.acked_ids)
     svc = service or Service(
         db_url or default_db_url(),
         bot_delay=bot_delay,
         replace_after=replace_after,
         hint_iterations=hint_iterations,
+        keep_finished=keep_finished,
     )
     static = static_dir or STATIC_DIR
 
@@ -413,7 +415,7 @@ def create_app(
         table = await svc.get(table_id)
         seat = svc.seat_for_token(table, bearer(request))
         body = await read_model(request, ActBody, lim.max_json_body)
-        version, _ = await act_once(svc, acks, table, seat, body.action, id_=body.id)
+        version, _ = await svc.act(table, seat, body.action, client_id=body.id)
         return {"ok": True, "version": version}
 
     # -- replays ----------------------------------------------------------------------------------
@@ -461,47 +463,9 @@ def create_app(
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
-        await LiveSocket(svc, websocket, lim, acks).run(table_id)
+        await LiveSocket(svc, websocket, lim).run(table_id)
 
     return app
-
-
-async def act_once(
-    svc: Service,
-    acks: AckMemory,
-    table: LiveTable,
-    seat: int,
-    action: str,
-    *,
-    id_: str | None,
-    ack: Callable[[int], Awaitable[None]] | None = None,
-) -> tuple[int, bool]:
-    """Apply ``action`` for ``seat`` at most once per client ``id_``: (version, replayed).
-
-    A replayed id of the same action is acknowledged again with its original version and
-    changes nothing; the same id with another action is ``malformed``.
-    """
-    if id_ is None:
-        return await svc.act(table, seat, action, ack), False
-    mine = acks.seat(table.id, seat)
-    async with mine.lock:
-        done = mine.ids.get(id_)
-        if done is not None:
-            if done.action != action:
-                raise ServiceError("malformed", f"id {id_!r} was used for {done.action!r}", 422)
-            if ack is not None:
-                await ack(done.version)
-            return done.version, True
-
-        async def remember(version: int) -> None:
-            acks.remember(mine, id_, action, version)
-            if ack is not None:
-                await ack(version)
-
-        version = await svc.act(table, seat, action, remember)
-    if table.status == "finished":
-        acks.forget_table(table.id, len(table.seats))
-    return version, False
 
 
 class LiveSocket:
@@ -512,13 +476,11 @@ class LiveSocket:
         svc: Service,
         websocket: WebSocket,
         limits: Limits | None = None,
-        acks: AckMemory | None = None,
     ) -> None:
         self.svc = svc
         self.ws = websocket
         self.lang = i18n.DEFAULT_LANG
         self.limits = limits or Limits()
-        self.acks = acks or AckMemory(self.limits.acked_ids)
         rate = self.limits.ws_rate
         self.bucket = TokenBucket(rate, self.limits.ws_burst) if rate is not None else None
         self.strikes = 0
@@ -612,6 +574,8 @@ class LiveSocket:
                     await self.error("bad_token")
                     await self.ws.close(4403)
                     return
+            # the same object the others use (a finished table may have been let go meanwhile)
+            table = await self.svc.get(table_id)
             await self.session(table, seat)
         except WebSocketDisconnect:
             return
@@ -672,6 +636,6 @@ class LiveSocket:
                 await conn.send({"type": "ack", "id": id_, "action": action, "version": version})
 
             try:
-                await act_once(self.svc, self.acks, table, conn.seat, action, id_=id_, ack=ack)
+                await self.svc.act(table, conn.seat, action, ack, client_id=id_)
             except ServiceError as exc:
                 await self.error(exc.code, exc.detail, id_)

@@ -99,6 +99,10 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     notation: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    client_id: Mapped[str | None] = mapped_column(String(40), default=None)
+    """The ``id`` the client sent with the action: a replay of it is acknowledged, not applied."""
+
+    __table_args__ = (Index("ux_gn_actions_client", "table_id", "seat", "client_id", unique=True),)
 
 
 class FinishedRow(Base):

@@ -5,9 +5,10 @@
   a connection that keeps going is closed with 1008) and one per client address for the
   HTTP API (``429 rate_limited``);
 * open tables per client: tables created by one address that have not finished yet
-  (``429 too_many_tables``);
-* replayed ``act`` messages: an ``id`` already acknowledged for a seat is answered with the
-  original ``ack`` and never applied twice.
+  (``429 too_many_tables``).
+
+(Replayed ``act`` messages need no limit: their ids are stored with the actions, see
+:meth:`gonuts.server.service.Service.act`.)
 
 :class:`Limits` is what ``create_app(limits=...)`` takes; every field has a sane default and
 ``None`` switches a limit off.
@@ -15,11 +16,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 MIN_MESSAGE: Final = 256
@@ -48,8 +48,6 @@ class Limits:
     """Tables one client address may have created that are not finished yet."""
     hello_timeout: float | None = 30.0
     """Seconds a new WebSocket has to send ``hello``."""
-    acked_ids: int = 256
-    """Acknowledged ``act`` ids remembered per seat (replays of older ids are not detected)."""
 
     def __post_init__(self) -> None:
         for name in ("max_message", "max_json_body", "max_record"):
@@ -175,44 +173,4 @@ class TableQuota:
             self.tables.setdefault(key, set()).add(table_id)
 
 
-@dataclass
-class Acked:
-    action: str
-    version: int
-
-
-@dataclass
-class SeatAcks:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    ids: OrderedDict[str, Acked] = field(default_factory=OrderedDict)
-
-
-class AckMemory:
-    """Acknowledged ``act`` ids per (table, seat), so a replayed id is not applied twice.
-
-    Hold :meth:`seat`'s lock around looking an id up, applying the action and remembering it:
-    two sockets of one seat sending the same id at once then still apply it once.
-    """
-
-    def __init__(self, per_seat: int) -> None:
-        self.per_seat = per_seat
-        self.seats: dict[tuple[str, int], SeatAcks] = {}
-
-    def seat(self, table_id: str, seat: int) -> SeatAcks:
-        key = (table_id, seat)
-        acks = self.seats.get(key)
-        if acks is None:
-            acks = self.seats[key] = SeatAcks()
-        return acks
-
-    def remember(self, acks: SeatAcks, id_: str, action: str, version: int) -> None:
-        acks.ids[id_] = Acked(action, version)
-        while len(acks.ids) > self.per_seat:
-            acks.ids.popitem(last=False)
-
-    def forget_table(self, table_id: str, seats: int) -> None:
-        for seat in range(seats):
-            self.seats.pop((table_id, seat), None)
-
-
-__all__ = ["AckMemory", "BucketMap", "Limits", "TableQuota", "TokenBucket", "error_text"]
+__all__ = ["BucketMap", "Limits", "TableQuota", "TokenBucket", "error_text"]

@@ -9,7 +9,9 @@ LiveTable`), and the database stays the source of truth:
   memory, reads what changed (:func:`catch_up`) and sends its own clients the new state;
 * two processes taking the same table's next action at once both try to insert action number
   *n*: the primary key lets one win; the other catches up and applies its action again, if it
-  is still legal (:meth:`gonuts.server.service.Service._apply_locked`);
+  is still legal (:meth:`gonuts.server.service.Service._apply_locked`); likewise an action a
+  process refuses is looked at again after catching up, and a client id already stored (a
+  replay arriving at another process) is refused by a unique index, then acknowledged;
 * presence (which seats have a socket open, and where) travels the same way, repeated every
   :data:`HEARTBEAT` seconds and forgotten after :data:`PRESENCE_TTL`, so a player is replaced
   by a bot only when connected to no process at all.
@@ -83,6 +85,8 @@ def catch_up(svc: Service, table: LiveTable) -> Changes:
             game = table.game.copy()
             for a in actions:
                 apply_recorded(game, a.seq, a.seat, a.notation)
+                if a.client_id is not None:
+                    table.acked[(a.seat, a.client_id)] = (a.notation, a.seq + 1)
             table.game = game
             changes.state = True
         if row.status != table.status:

@@ -13,6 +13,7 @@ import functools
 import json
 import logging
 import secrets
+import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -138,6 +139,10 @@ class LiveTable:
     hinted: set[tuple[int, int]] = field(default_factory=set)
     remote: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
     """Seats connected to other server processes: by process, (seats, expiry) (pubsub.py)."""
+    acked: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
+    """Client ids of the stored actions: (seat, id) -> (notation, version after it)."""
+    idle_since: float | None = None
+    """When the last connection left a finished table (for :meth:`Service.evict_idle`)."""
 
     @property
     def version(self) -> int:
@@ -180,8 +185,10 @@ class Service:
         replace_after: float = 120.0,
         hint_iterations: int = 300,
         bot_factory: BotFactory | None = None,
+        keep_finished: float = 300.0,
     ) -> None:
         self.engine = make_engine(db_url)
+        self.keep_finished = keep_finished
         self.sessions = make_sessionmaker(self.engine)
         self.bot_delay = bot_delay
         self.replace_after = replace_after
@@ -191,10 +198,13 @@ class Service:
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.bus: Bus | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def close(self) -> None:
         if self.bus is not None:
             await self.bus.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for table in self.tables.values():
             for task in [table.bot_task, *table.replace_tasks.values()]:
                 if task is not None:
@@ -216,6 +226,8 @@ class Service:
         if self.bus is None and self.engine.dialect.name == "postgresql":
             self.bus = Bus(self)  # follow the other processes on this database (pubsub.py)
             self.bus.start()
+        if self._sweeper is None:
+            self._sweeper = asyncio.ensure_future(self._sweep())
         table = self.tables.get(table_id)
         if table is not None:
             return table
@@ -229,6 +241,29 @@ class Service:
         if table.status == "playing":
             self._kick_bots(table)
         return table
+
+    async def _sweep(self) -> None:
+        """Forever: forget finished tables nobody has watched for ``keep_finished`` seconds.
+
+        They stay in the database: :meth:`get` loads one again when it is asked for.
+        """
+        while True:
+            await asyncio.sleep(max(0.05, min(self.keep_finished / 2, 30.0)))
+            self.evict_idle()
+
+    def evict_idle(self, now: float | None = None) -> list[str]:
+        """Drop finished tables without connections since ``keep_finished`` seconds; their ids."""
+        now = time.monotonic() if now is None else now
+        gone = []
+        for table in list(self.tables.values()):
+            if table.status != "finished" or table.conns or table.lock.locked():
+                table.idle_since = None
+            elif table.idle_since is None:
+                table.idle_since = now
+            elif now - table.idle_since >= self.keep_finished:
+                del self.tables[table.id]
+                gone.append(table.id)
+        return gone
 
     def _watch_absent(self, table: LiveTable) -> None:
         """After a restart nobody is connected: start the replacement clocks of human seats."""
@@ -262,6 +297,8 @@ class Service:
                 game = self._new_game(table)
                 for i, a in enumerate(actions):
                     apply_recorded(game, i, a.seat, a.notation)
+                    if a.client_id is not None:
+                        table.acked[(a.seat, a.client_id)] = (a.notation, i + 1)
                 table.game = game
         self._make_bots(table)
         return table
@@ -281,6 +318,18 @@ class Service:
     async def create_table(
         self, seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
     ) -> tuple[LiveTable, int | None, str | None]:
+        row, my_seat, token = self._new_table_row(seats, name, lang)
+        with self.sessions() as s, s.begin():
+            s.add(row)
+        table = await self.get(row.id)
+        await self._maybe_start(table)
+        return table, my_seat, token
+
+    @staticmethod
+    def _new_table_row(
+        seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+    ) -> tuple[TableRow, int | None, str | None]:
+        """A new table's row (with its seats and shuffled deck), the creator's seat and token."""
         n = len(seats)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ServiceError("malformed", "a table has 2 to 6 seats", 422)
@@ -302,19 +351,10 @@ class Service:
                 my_seat, token = i, _new_token()
                 row.name, row.token_hash, row.last_seen = name, hash_token(token), utcnow()
             seat_rows.append(row)
-        with self.sessions() as s, s.begin():
-            s.add(
-                TableRow(
-                    id=table_id,
-                    players=n,
-                    deck=json.dumps(list(deck)),
-                    status="open",
-                    seats=seat_rows,
-                )
-            )
-        table = await self.get(table_id)
-        await self._maybe_start(table)
-        return table, my_seat, token
+        table_row = TableRow(
+            id=table_id, players=n, deck=json.dumps(list(deck)), status="open", seats=seat_rows
+        )
+        return table_row, my_seat, token
 
     async def join(self, table_id: str, name: str, seat: int | None = None) -> tuple[int, str]:
         """Take a free human seat (``seat`` if given and free, else the first)."""
@@ -352,6 +392,10 @@ class Service:
 
     async def _maybe_start(self, table: LiveTable) -> None:
         async with table.lock:
+            if self.bus is not None and table.status == "open":
+                # the last two seats may be taken at once on two processes: each looks at the
+                # database after its own commit, so the later one sees both and starts
+                catch_up(self, table)
             if table.status != "open" or not all(s.taken for s in table.seats):
                 return
             with self.sessions() as s, s.begin():
@@ -368,24 +412,32 @@ class Service:
         """Play again: a new table with the same seats; the caller keeps their seat."""
         table = await self.get(table_id)
         seat = self.seat_for_token(table, token)
+        if table.status != "finished" and self.bus is not None:
+            async with table.lock:
+                catch_up(self, table)  # the last move may have been made on another process
         if table.status != "finished":
             raise ServiceError("not_finished")
         me = table.seats[seat]
         created = False
         async with table.lock:
             if table.next_table is None:
-                new, _, _ = await self.create_table(
+                # one transaction, the finished table's row locked: two players asking at once,
+                # even on two server processes, get one new table
+                new, _, _ = self._new_table_row(
                     [(s.kind, s.level) for s in table.seats], None, lang
                 )
-                table.next_table = new.id
-                created = True
                 with self.sessions() as s, s.begin():
-                    row = s.get(TableRow, table.id)
+                    row = s.get(TableRow, table.id, with_for_update=True)
                     assert row is not None
-                    row.next_table = new.id
+                    if row.next_table is None:
+                        s.add(new)
+                        row.next_table = new.id
+                        created = True
+                    table.next_table = row.next_table
         next_id = table.next_table
         assert next_id is not None
         if created:
+            await self._maybe_start(await self.get(next_id))
             message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
             for conn in list(table.conns):
                 await conn.send(message)
@@ -466,27 +518,74 @@ class Service:
         seat: int,
         notation: str,
         ack: Callable[[int], Awaitable[None]] | None = None,
-    ) -> int:
-        """Apply ``notation`` for ``seat``, commit it, ``ack`` it, broadcast; the new version."""
+        *,
+        client_id: str | None = None,
+    ) -> tuple[int, bool]:
+        """Apply ``notation`` for ``seat``, commit it, ``ack`` it, broadcast: (version, replayed).
+
+        With a ``client_id``, the action is applied at most once: a replay of an id already
+        stored for the seat (by this process or another, before a restart or after) is
+        acknowledged again with its original version and changes nothing; the same id with
+        another action is ``malformed``.
+        """
         async with table.lock:
-            version = self._apply_locked(table, seat, notation)
+            version, replayed = self._apply_locked(table, seat, notation, client_id)
             if ack is not None:
                 await ack(version)
+        if replayed:
+            return version, True
         await self.broadcast_state(table)
         if table.status == "finished":
             await self.broadcast_table(table)
         self._kick_bots(table)
-        return version
+        return version, False
 
-    def _apply_locked(self, table: LiveTable, seat: int, notation: str) -> int:
-        if table.status == "open" or table.game is None:
-            raise ServiceError("not_started")
-        game = table.game
+    def _apply_locked(
+        self, table: LiveTable, seat: int, notation: str, client_id: str | None = None
+    ) -> tuple[int, bool]:
+        if client_id is not None:
+            done = table.acked.get((seat, client_id))
+            if done is not None:
+                if done[0] != notation:
+                    used = f"id {client_id!r} was used for {done[0]!r}"
+                    raise ServiceError("malformed", used, 422)
+                return done[1], True
         try:
             action: Action = parse_action(notation)
         except MalformedActionError:
             raise ServiceError("bad_action", repr(notation)[:80], 422) from None
-        trial = game.copy()
+        try:
+            trial = self._trial(table, seat, action, notation)
+        except ServiceError:
+            # several processes: this one may not have heard the latest actions yet
+            if self.bus is None or not catch_up(self, table).state:
+                raise
+            self._spawn(self.broadcast_state(table))
+            return self._apply_locked(table, seat, notation, client_id)
+        game = table.game
+        assert game is not None
+        seq = len(game.actions_taken())
+        try:
+            self._commit_action(table, seq, seat, notation, trial, client_id=client_id)
+        except IntegrityError:
+            # another server process took action ``seq`` (or this id) first: catch up, try again
+            if not catch_up(self, table).state:
+                raise
+            self._spawn(self.broadcast_state(table))
+            return self._apply_locked(table, seat, notation, client_id)
+        table.game = trial
+        if client_id is not None:
+            table.acked[(seat, client_id)] = (notation, seq + 1)
+        if trial.is_over:
+            table.status = "finished"
+        return seq + 1, False
+
+    @staticmethod
+    def _trial(table: LiveTable, seat: int, action: Action, notation: str) -> Game:
+        """A copy of the table's game with ``action`` applied; a refusal if it cannot be."""
+        if table.status == "open" or table.game is None:
+            raise ServiceError("not_started")
+        trial = table.game.copy()
         try:
             trial.apply(seat, action)
         except GameOverError:
@@ -495,32 +594,31 @@ class Service:
             raise ServiceError("not_your_turn") from None
         except IllegalActionError:
             raise ServiceError("illegal", notation) from None
-        seq = len(game.actions_taken())
-        try:
-            self._commit_action(table, seq, seat, notation, trial)
-        except IntegrityError:
-            # another server process took action ``seq`` first: catch up, tell, try again
-            if not catch_up(self, table).state:
-                raise
-            self._spawn(self.broadcast_state(table))
-            return self._apply_locked(table, seat, notation)
-        table.game = trial
-        if trial.is_over:
-            table.status = "finished"
-        return seq + 1
+        return trial
 
     def _commit_action(
-        self, table: LiveTable, seq: int, seat: int, notation: str, trial: Game
+        self,
+        table: LiveTable,
+        seq: int,
+        seat: int,
+        notation: str,
+        trial: Game,
+        *,
+        client_id: str | None,
     ) -> None:
+        values = {
+            "table_id": table.id,
+            "seq": seq,
+            "seat": seat,
+            "notation": notation,
+            "client_id": client_id,
+        }
         if not trial.is_over:  # the hot path: Core, a fraction of the ORM unit of work's cost
             with self.engine.begin() as c:
-                c.execute(
-                    INSERT_ACTION,
-                    {"table_id": table.id, "seq": seq, "seat": seat, "notation": notation},
-                )
+                c.execute(INSERT_ACTION, values)
             return
         with self.sessions() as s, s.begin():
-            s.add(ActionRow(table_id=table.id, seq=seq, seat=seat, notation=notation))
+            s.add(ActionRow(**values))
             if trial.is_over:
                 row = s.get(TableRow, table.id)
                 assert row is not None
