@@ -3,7 +3,7 @@
 Every test that takes ``db_url`` (directly or through ``make_app`` / ``client``) runs twice: on a
 fresh SQLite file and on a fresh schema of the PostgreSQL database ``$GONUTS_TEST_PG_URL``
 (``make test`` starts one with scripts/start-postgres.sh). Without that variable the PostgreSQL
-runs are skipped, saying so.
+runs are skipped, saying so. ``module_db_url`` does the same for a database shared by a module.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,12 @@ def pg_base_url() -> str:
     return normalize_url(url)
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """The test PostgreSQL database seen through a fresh, empty schema (dropped afterwards)."""
+@contextmanager
+def fresh_pg_schema() -> Iterator[str]:
+    """The test PostgreSQL database seen through a fresh, empty schema (dropped on exit).
+
+    Skips the test when ``$GONUTS_TEST_PG_URL`` is not set.
+    """
     base = pg_base_url()
     schema = f"t_{secrets.token_hex(6)}"
     admin = create_engine(base, isolation_level="AUTOCOMMIT")
@@ -50,6 +54,25 @@ def pg_url() -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """The test PostgreSQL database seen through a fresh, empty schema (dropped afterwards)."""
+    with fresh_pg_schema() as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """Like ``db_url``, but one fresh database shared by a whole module's tests."""
+    if request.param == "postgresql":
+        with fresh_pg_schema() as url:
+            yield url
+    else:
+        yield f"sqlite:///{tmp_path_factory.mktemp('module-db') / 'gonuts-test.sqlite3'}"
 
 
 @pytest.fixture(params=BACKENDS)

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -19,9 +17,11 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from sqlalchemy import Engine, inspect, text
 from starlette.testclient import TestClient
 
 from gonuts.server import create_app
+from gonuts.server.db import make_engine
 from gonuts.server.limits import Limits
 from web.helpers import create, hello, receive_until, wait_until
 from web.test_ws import play_to_end
@@ -37,47 +37,54 @@ NO_RATE = Limits(ws_rate=None, http_rate=None, max_open_tables=8)
 SCHEMA = schemathesis.openapi.from_dict(create_app("sqlite://").openapi())
 
 
-def snapshot(db: Path) -> list[Any]:
+@contextmanager
+def engine_for(url: str) -> Iterator[Engine]:
+    """An engine on the test's database (no migration), to read what the app stored."""
+    engine = make_engine(url, migrate_schema=False)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def snapshot(engine: Engine) -> list[Any]:
     """Every row of every table: what "no state change" compares.
 
     Tables whose seats are all bots play on by themselves (an earlier fuzz case may have
     created one), so their rows may change between two snapshots: for those only the table's
     existence is compared, never its moves.
     """
-    con = sqlite3.connect(db)
-    try:
-        names = [
-            r[0]
-            for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
-        ]
-        autonomous = {
-            r[0]
-            for r in con.execute(
-                "SELECT table_id FROM gn_seats GROUP BY table_id "
-                "HAVING SUM(CASE WHEN kind = 'human' THEN 1 ELSE 0 END) = 0"
+    # On PostgreSQL the URL's search_path names the test's schema, which is the default one.
+    names = sorted(inspect(engine).get_table_names())
+    assert "gn_tables" in names, names
+    with engine.connect() as con:
+        autonomous = set(
+            con.scalars(
+                text(
+                    "SELECT table_id FROM gn_seats GROUP BY table_id "
+                    "HAVING SUM(CASE WHEN kind = 'human' THEN 1 ELSE 0 END) = 0"
+                )
             )
-        }
-        out: list[Any] = [
-            ("table ids", sorted(r[0] for r in con.execute("SELECT id FROM gn_tables")))
-        ]
+        )
+        out: list[Any] = [("table ids", sorted(con.scalars(text("SELECT id FROM gn_tables"))))]
         for n in names:
-            cur = con.execute(f'SELECT * FROM "{n}"')
-            columns = [d[0] for d in cur.description]
+            result = con.execute(text(f'SELECT * FROM "{n}"'))
+            columns = list(result.keys())
             key = "id" if n == "gn_tables" else "table_id" if "table_id" in columns else None
             rows = [
-                repr(row) for row in cur if key is None or row[columns.index(key)] not in autonomous
+                repr(tuple(row))
+                for row in result
+                if key is None or row[columns.index(key)] not in autonomous
             ]
             out.append((n, sorted(rows)))
-        return out
-    finally:
-        con.close()
+    return out
 
 
 class Api:
-    """An app on a file database, with tables in every state and their seat tokens."""
+    """An app on a database, with tables in every state and their seat tokens."""
 
-    def __init__(self, client: TestClient, db: Path) -> None:
-        self.client, self.db = client, db
+    def __init__(self, client: TestClient, engine: Engine) -> None:
+        self.client, self.engine = client, engine
         self.open = create(client, [{"kind": "human"}, {"kind": "human"}])
         tid = self.open["table"]["id"]
         self.playing = create(client, [{"kind": "human"}, {"kind": "human"}])
@@ -95,12 +102,14 @@ class Api:
 
 
 @pytest.fixture(scope="module")
-def api() -> Iterator[Api]:
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "fuzz.sqlite3"
-        app = create_app(f"sqlite:///{db}", bot_delay=0, hint_iterations=5, limits=NO_RATE)
-        with TestClient(app, raise_server_exceptions=False) as client:
-            yield Api(client, db)
+def api(module_db_url: str) -> Iterator[Api]:
+    """One app per backend (``module_db_url`` is parametrized over SQLite and PostgreSQL)."""
+    app = create_app(module_db_url, bot_delay=0, hint_iterations=5, limits=NO_RATE)
+    with (
+        TestClient(app, raise_server_exceptions=False) as client,
+        engine_for(module_db_url) as engine,
+    ):
+        yield Api(client, engine)
 
 
 @SCHEMA.parametrize()
@@ -117,7 +126,7 @@ def test_http_api_fuzz(case: schemathesis.Case[Any], api: Api) -> None:
         case.path_parameters[key] = rng.choice(api.ids)
     if case.headers is not None and "Authorization" in case.headers and rng.random() < 0.5:
         case.headers["Authorization"] = f"Bearer {rng.choice(api.tokens)}"
-    before = snapshot(api.db)
+    before = snapshot(api.engine)
     kwargs = case.as_transport_kwargs(base_url="http://testserver")
     kwargs.pop("allow_redirects", None)
     data = kwargs.pop("data", None)
@@ -130,7 +139,7 @@ def test_http_api_fuzz(case: schemathesis.Case[Any], api: Api) -> None:
         body = response.json()
         assert set(body) == {"error"}, body
         assert body["error"]["code"] in ERROR_CODES and body["error"]["message"], body
-        assert snapshot(api.db) == before, f"refused {kwargs} changed the database"
+        assert snapshot(api.engine) == before, f"refused {kwargs} changed the database"
 
 
 # -- the socket -------------------------------------------------------------------------------
@@ -183,11 +192,10 @@ def frame(draw: st.DrawFn) -> tuple[str, Any]:
     return "json", {"type": "lang", "lang": draw(st.sampled_from(["en", "es", "it", "fr", "xx"]))}
 
 
-def test_socket_fuzz(tmp_path: Path) -> None:
-    db = tmp_path / "ws.sqlite3"
-    app = create_app(f"sqlite:///{db}", bot_delay=0, hint_iterations=5, limits=NO_RATE)
+def test_socket_fuzz(db_url: str) -> None:
+    app = create_app(db_url, bot_delay=0, hint_iterations=5, limits=NO_RATE)
     bots = [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
-    with TestClient(app) as client:
+    with TestClient(app) as client, engine_for(db_url) as engine:
         made = create(client, bots)
         tid, token = made["table"]["id"], made["token"]
         healthy = create(client, bots, name="Hal")
@@ -257,10 +265,11 @@ def test_socket_fuzz(tmp_path: Path) -> None:
                         if m["type"] == "state":
                             legal = [a["action"] for a in m["view"]["legal"]]
                 # the seat's stored actions are exactly the acknowledged ones
-                with sqlite3.connect(db) as con:
-                    (mine,) = con.execute(
-                        "SELECT COUNT(*) FROM gn_actions WHERE table_id = ? AND seat = 0", (tid,)
-                    ).fetchone()
+                with engine.connect() as con:
+                    mine = con.scalar(
+                        text("SELECT COUNT(*) FROM gn_actions WHERE table_id = :t AND seat = 0"),
+                        {"t": tid},
+                    )
                 assert mine == applied + unnamed[0]
                 # and the other table is served meanwhile
                 good.send_text('{"type": "ping"}')
