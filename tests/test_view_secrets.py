@@ -145,6 +145,22 @@ def test_view_is_detached_from_the_state(game: Game) -> None:
         assert list(view.scores) == game.scores()
 
 
+@given(game=interesting_games(), order=st.randoms(use_true_random=False))
+@SETTINGS
+def test_views_built_together_are_the_views_built_one_by_one(game: Game, order: Any) -> None:
+    """``Game.views`` (what the server broadcasts) shares the public parts between seats: each
+    seat must still get exactly its own view, whatever the order and repeats of the seats."""
+    seats: list[int | None] = [*range(game.num_players), None]
+    order.shuffle(seats)
+    together = game.views([*seats, seats[0]])
+    assert list(together) == seats
+    for seat in seats:
+        alone = game.view(seat) if seat is not None else game.public_view()
+        assert together[seat] == alone, seat
+    with pytest.raises(ValueError):
+        game.views([0, game.num_players])
+
+
 # -- 8. unseen accounting --------------------------------------------------------------------------
 
 

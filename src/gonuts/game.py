@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action, parse_action
@@ -22,7 +22,7 @@ from gonuts.powers import POWER_BY_PHASE
 from gonuts.rng import seeded_shuffle
 from gonuts.scoring import ScoreBreakdown, breakdown, scores
 from gonuts.state import GameConfig, GameState, Phase
-from gonuts.view import PlayerView, make_view
+from gonuts.view import PlayerView, make_view, make_views
 
 K = NUM_KINDS
 
@@ -189,6 +189,11 @@ class Game:
     def view(self, player: int) -> PlayerView:
         """What ``player`` may know, with nothing hidden reachable from it."""
         return make_view(self.state, player)
+
+    def views(self, players: Iterable[int | None]) -> dict[int | None, PlayerView]:
+        """:meth:`view` (None: :meth:`public_view`) for several seats at once, sharing the
+        public parts: cheaper than one view per seat."""
+        return make_views(self.state, players)
 
     def public_view(self) -> PlayerView:
         """What a spectator may know: public information only (``seat`` is None)."""

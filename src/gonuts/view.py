@@ -8,7 +8,7 @@ from it. Bots and servers hand out views, never states.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -77,68 +77,95 @@ class PlayerView:
 
 def make_view(g: GameState, seat: int | None) -> PlayerView:
     """Copy out what ``seat`` may know of ``g`` (``None``: what a spectator may know)."""
+    return make_views(g, (seat,))[seat]
+
+
+def make_views(g: GameState, seats: Iterable[int | None]) -> dict[int | None, PlayerView]:
+    """:func:`make_view` for several seats at once: the public parts are built once and shared
+    (they are immutable), only each seat's own secrets are copied out per seat."""
     n = g.n
-    if seat is not None and not 0 <= seat < n:
-        raise ValueError(f"no seat {seat} in a {n}-player game")
+    seats = tuple(seats)
+    for seat in seats:
+        if seat is not None and not 0 <= seat < n:
+            raise ValueError(f"no seat {seat} in a {n}-player game")
     phase = g.phase
     revealed = phase is not Phase.SELECT
-    selections = tuple(
-        (g.picks[p] + 1 if g.picks[p] >= 0 and (revealed or p == seat) else None) for p in range(n)
-    )
     power = POWER_BY_PHASE.get(phase)
     power_id = KIND_IDS[power.kind] if power is not None else None
-    drawn: tuple[str, ...] = ()
-    if phase is Phase.DOUBLE_CHOCOLATE and g.actor == seat:
-        drawn = tuple(KIND_IDS[c] for c in g.deck[-2:][::-1])
-    known_top = None
-    if seat is not None and seat in g.known:
-        length, kind = g.known[seat]
-        if length == len(g.deck):
-            known_top = KIND_IDS[kind]
-    my_pass = None
-    if phase is Phase.CINNAMON_TWIST and seat is not None and g.passes and g.passes[seat] >= 0:
-        my_pass = KIND_IDS[g.passes[seat]]
-    # Unseen cards: the deck for this player count minus everything this seat can see.
-    unseen = list(deck_counts(n))
+    # Unseen cards: the deck for this player count minus everything anyone can see ...
+    seen_by_all = list(deck_counts(n))
     for c in g.row:
         if c >= 0:
-            unseen[c] -= 1
+            seen_by_all[c] -= 1
     for c in g.discard:
-        unseen[c] -= 1
+        seen_by_all[c] -= 1
     for i, c in enumerate(g.coll):
-        unseen[i % K] -= c
-    for name in drawn:
-        unseen[KIND_IDS.index(name)] -= 1
-    if known_top is not None and not drawn:
-        unseen[KIND_IDS.index(known_top)] -= 1
-    events = tuple(e for e in (g.events or ()) if e.visible_to is None or e.visible_to == seat)
-    return PlayerView(
-        seat=seat,
-        players=g.config.players,
-        round=g.round,
-        phase=phase,
-        over=phase is Phase.OVER,
-        row=tuple(KIND_IDS[c] if c >= 0 else None for c in g.row),
-        deck_size=len(g.deck),
-        discard=tuple(KIND_IDS[c] for c in g.discard),
-        collections=tuple(
-            MappingProxyType(
-                {KIND_IDS[k]: g.coll[p * K + k] for k in range(K) if g.coll[p * K + k]}
-            )
-            for p in range(n)
-        ),
-        scores=tuple(scores(g.coll, n)),
-        winners=g.winners,
-        selections=selections,
-        waiting_for=tuple(to_act(g)),
-        legal=tuple(sorted(ACTIONS[i] for i in legal_ids(g, seat))) if seat is not None else (),
-        power=power_id,
-        actor=g.actor if power is not None else None,
-        resolving=g.pos + 1 if power is not None else None,
-        step=g.step if phase in (Phase.DAY_OLD, Phase.MILK) else 0,
-        drawn=drawn,
-        known_deck_top=known_top,
-        my_pass=my_pass,
-        unseen=MappingProxyType({KIND_IDS[k]: v for k, v in enumerate(unseen) if v}),
-        events=events,
+        seen_by_all[i % K] -= c
+    # the public parts: built once, shared by every seat's view (all immutable)
+    players = g.config.players
+    over = phase is Phase.OVER
+    row = tuple(KIND_IDS[c] if c >= 0 else None for c in g.row)
+    deck_size = len(g.deck)
+    discard = tuple(KIND_IDS[c] for c in g.discard)
+    collections = tuple(
+        MappingProxyType({KIND_IDS[k]: g.coll[p * K + k] for k in range(K) if g.coll[p * K + k]})
+        for p in range(n)
     )
+    totals = tuple(scores(g.coll, n))
+    waiting_for = tuple(to_act(g))
+    actor = g.actor if power is not None else None
+    resolving = g.pos + 1 if power is not None else None
+    step = g.step if phase in (Phase.DAY_OLD, Phase.MILK) else 0
+    all_events = g.events or ()
+    out: dict[int | None, PlayerView] = {}
+    for seat in seats:
+        if seat in out:
+            continue
+        selections = tuple(
+            (g.picks[p] + 1 if g.picks[p] >= 0 and (revealed or p == seat) else None)
+            for p in range(n)
+        )
+        drawn: tuple[str, ...] = ()
+        if phase is Phase.DOUBLE_CHOCOLATE and g.actor == seat:
+            drawn = tuple(KIND_IDS[c] for c in g.deck[-2:][::-1])
+        known_top = None
+        if seat is not None and seat in g.known:
+            length, kind = g.known[seat]
+            if length == len(g.deck):
+                known_top = KIND_IDS[kind]
+        my_pass = None
+        if phase is Phase.CINNAMON_TWIST and seat is not None and g.passes and g.passes[seat] >= 0:
+            my_pass = KIND_IDS[g.passes[seat]]
+        # ... and what this seat alone can see
+        unseen = list(seen_by_all)
+        for name in drawn:
+            unseen[KIND_IDS.index(name)] -= 1
+        if known_top is not None and not drawn:
+            unseen[KIND_IDS.index(known_top)] -= 1
+        events = tuple(e for e in all_events if e.visible_to is None or e.visible_to == seat)
+        out[seat] = PlayerView(
+            seat=seat,
+            players=players,
+            round=g.round,
+            phase=phase,
+            over=over,
+            row=row,
+            deck_size=deck_size,
+            discard=discard,
+            collections=collections,
+            scores=totals,
+            winners=g.winners,
+            selections=selections,
+            waiting_for=waiting_for,
+            legal=tuple(sorted(ACTIONS[i] for i in legal_ids(g, seat))) if seat is not None else (),
+            power=power_id,
+            actor=actor,
+            resolving=resolving,
+            step=step,
+            drawn=drawn,
+            known_deck_top=known_top,
+            my_pass=my_pass,
+            unseen=MappingProxyType({KIND_IDS[k]: v for k, v in enumerate(unseen) if v}),
+            events=events,
+        )
+    return out

@@ -144,9 +144,18 @@ class LiveTable:
     idle_since: float | None = None
     """When the last connection left a finished table (for :meth:`Service.evict_idle`)."""
 
+    _version_of: Game | None = field(default=None, repr=False)
+    _version: int = field(default=0, repr=False)
+
     @property
     def version(self) -> int:
-        return len(self.game.actions_taken()) if self.game is not None else 0
+        """Actions taken so far; counted once per game object (a move replaces the game)."""
+        game = self.game
+        if game is None:
+            return 0
+        if game is not self._version_of:
+            self._version_of, self._version = game, len(game.actions_taken())
+        return self._version
 
     def connected(self, seat: int) -> bool:
         return any(c.seat == seat for c in self.conns) or any(
@@ -634,8 +643,8 @@ class Service:
                 )
 
     def _kick_bots(self, table: LiveTable) -> None:
-        if table.status != "playing":
-            return
+        if table.status != "playing" or not table.bots:
+            return  # (no bot at this table: no task to start and finish per move)
         if table.bot_task is None or table.bot_task.done():
             table.bot_task = asyncio.ensure_future(self._drive_bots(table))
 
@@ -740,38 +749,66 @@ class Service:
         }
 
     def state_message(
-        self, table: LiveTable, seat: int | None, lang: str, start: int
+        self,
+        table: LiveTable,
+        seat: int | None,
+        lang: str,
+        start: int,
+        *,
+        view: PlayerView | None = None,
+        public: dict[str, Any] | None = None,
     ) -> tuple[dict[str, Any], int]:
-        """The ``state`` message for ``seat`` with events from ``start``; and the new count."""
+        """The ``state`` message for ``seat`` with events from ``start``; and the new count.
+
+        ``view``: that seat's view of the table's current game, if already built."""
         game = table.game
         if game is None:
             raise ServiceError("not_started")
-        view = game.view(seat) if seat is not None else game.public_view()
+        if view is None:
+            view = game.view(seat) if seat is not None else game.public_view()
         events = view.events[start:]
         names = view.players
         msg = {
             "type": "state",
             "version": table.version,
             "full": start == 0,
-            "view": view_json(view, lang),
+            "view": view_json(view, lang, public),
             "events": [event_json(e, names, lang) for e in events],
             "events_from": start,
             "breakdown": breakdown_json(game) if game.is_over else None,
         }
         return msg, len(view.events)
 
-    async def send_state(self, table: LiveTable, conn: Conn, *, full: bool = False) -> None:
+    async def send_state(
+        self,
+        table: LiveTable,
+        conn: Conn,
+        *,
+        full: bool = False,
+        view: PlayerView | None = None,
+        public: dict[str, Any] | None = None,
+    ) -> None:
         if table.game is None:
             return
         if full:
             conn.sent_events = 0
-        msg, count = self.state_message(table, conn.seat, conn.lang, conn.sent_events)
+        msg, count = self.state_message(
+            table, conn.seat, conn.lang, conn.sent_events, view=view, public=public
+        )
         conn.sent_events = count
         await conn.send(msg)
 
     async def broadcast_state(self, table: LiveTable) -> None:
-        for conn in list(table.conns):
-            await self.send_state(table, conn)
+        conns = list(table.conns)
+        game = table.game
+        if game is not None and conns:
+            views = game.views({c.seat for c in conns})  # public parts built once
+            public = public_view_json(next(iter(views.values())))
+            for conn in conns:
+                if table.game is game:
+                    await self.send_state(table, conn, view=views[conn.seat], public=public)
+                else:  # the game moved on while a send waited: build that seat's view afresh
+                    await self.send_state(table, conn)
         self._schedule_hints(table)
 
     async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None:
@@ -826,7 +863,13 @@ class Service:
 
 
 def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, Any]:
-    return {
+    """An action with its localized label (cached: actions are frozen values)."""
+    return _action_json(action, tuple(names), lang)
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_json(action: Action, names: tuple[str, ...], lang: str) -> dict[str, Any]:
+    return {  # shared between messages: never mutated
         "action": action.notation,
         "verb": i18n.VERB_NAMES[action.verb],
         "position": action.position,
@@ -836,23 +879,41 @@ def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, An
     }
 
 
-def view_json(view: PlayerView, lang: str) -> dict[str, Any]:
-    """A :class:`PlayerView` as protocol JSON (events are sent separately)."""
+def public_view_json(view: PlayerView) -> dict[str, Any]:
+    """The parts of :func:`view_json` that are the same for every seat (views built together
+    by :meth:`Game.views` share them): build once, pass to :func:`view_json` for each seat."""
     return {
-        "seat": view.seat,
         "players": list(view.players),
-        "round": view.round,
-        "phase": view.phase.value,
-        "over": view.over,
         "row": list(view.row),
-        "deck_size": view.deck_size,
         "discard": list(view.discard),
         "collections": [dict(c) for c in view.collections],
         "scores": list(view.scores),
         "winners": list(view.winners),
-        "selections": list(view.selections),
         "waiting_for": list(view.waiting_for),
-        "legal": [action_json(a, view.players, lang) for a in view.legal],
+    }
+
+
+def view_json(view: PlayerView, lang: str, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A :class:`PlayerView` as protocol JSON (events are sent separately).
+
+    ``public``: :func:`public_view_json` of a view of the same position (shared, not copied)."""
+    pub = public if public is not None else public_view_json(view)
+    names = tuple(view.players)
+    return {
+        "seat": view.seat,
+        "players": pub["players"],
+        "round": view.round,
+        "phase": view.phase.value,
+        "over": view.over,
+        "row": pub["row"],
+        "deck_size": view.deck_size,
+        "discard": pub["discard"],
+        "collections": pub["collections"],
+        "scores": pub["scores"],
+        "winners": pub["winners"],
+        "selections": list(view.selections),
+        "waiting_for": pub["waiting_for"],
+        "legal": [_action_json(a, names, lang) for a in view.legal],
         "power": view.power,
         "actor": view.actor,
         "resolving": view.resolving,
