@@ -114,7 +114,7 @@ def test_lobby_then_a_full_game_against_two_bots(
 
 def test_two_players_through_an_invite_link(contexts: Contexts) -> None:
     ana = contexts.page()
-    create_table(ana, "Ana", ["human", "human"])
+    table_id = create_table(ana, "Ana", ["human", "human"])
     invite = ana.get_by_test_id("invite-link").input_value()
     assert "/t/" in invite
 
@@ -137,6 +137,16 @@ def test_two_players_through_an_invite_link(contexts: Contexts) -> None:
 
     play_until_over([ana, ben], random.Random(7), timeout=150)
     expect(ana.get_by_test_id("end-screen")).to_contain_text("Ben")
+
+    # Ana asks for another game: Ben is offered to follow, and both sit at the new table.
+    ana.get_by_test_id("play-again").click()
+    ana.wait_for_url(re.compile(rf"/t/(?!{re.escape(table_id)}$)[^/?]+$"))
+    ben.get_by_test_id("join-next").click()
+    ben.wait_for_url(ana.url)
+    wait_for_table(ana)
+    wait_for_table(ben)
+    expect(ana.get_by_test_id("prompt")).to_contain_text("Choose a position")
+    expect(ben.get_by_test_id("prompt")).to_contain_text("Choose a position")
     assert contexts.errors == []
 
 

@@ -129,7 +129,8 @@ export class TablePage {
   #renderNextTable() {
     if (this.seat === null || this.seat === undefined) return;
     mount(this.banner, h("div", { class: "prompt" }, t("end.play_again"), " ",
-      h("button", { type: "button", onclick: () => this.#playAgain() }, t("lobby.join"))));
+      h("button", { type: "button", "data-testid": "join-next", onclick: () => this.#playAgain() },
+        t("lobby.join"))));
   }
 
   async #playAgain() {
