@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup system-deps run play test lint typecheck unit bench lock clean
+.PHONY: setup system-deps run play test lint typecheck unit bench screenshots lock clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,10 @@ test: lint typecheck unit
 
 bench: setup
 	$(BIN)/gonuts bench
+
+# Refresh the README's pictures (docs/screenshots/) from the browser tests.
+screenshots: setup system-deps
+	GONUTS_SCREENSHOTS=1 $(BIN)/pytest -q tests/web/browser
 
 # Regenerate the lock file after changing dependencies in pyproject.toml.
 lock:

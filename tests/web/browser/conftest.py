@@ -9,6 +9,7 @@ is missing.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import socket
 import threading
@@ -154,6 +155,10 @@ def contexts(browser: Browser, live_server: LiveServer) -> Iterator[Contexts]:
 
 
 @pytest.fixture(scope="session")
-def screenshots() -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the tests save their screenshots: docs/screenshots/ with ``GONUTS_SCREENSHOTS=1``
+    (to refresh the README's pictures), else a temporary folder (the tree stays clean)."""
+    if os.environ.get("GONUTS_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        return SCREENSHOTS
+    return tmp_path_factory.mktemp("screenshots")
