@@ -43,11 +43,11 @@ def test_refuses_bad_arguments(args: list[str]) -> None:
     assert main(["loadtest", "--quiet", *args]) == 2
 
 
-def test_smoke_run(tmp_path: Path) -> None:
+def test_smoke_run(tmp_path: Path, db_url: str) -> None:
     out = tmp_path / "load.json"
     done = subprocess.run(
         [sys.executable, "-c", CLI, "loadtest", "--clients", "8", "--duration", "5",
-         "--think", "0.05", "--ramp", "0.5", "--json", str(out)],
+         "--think", "0.05", "--ramp", "0.5", "--json", str(out), "--db", db_url],
         capture_output=True,
         text=True,
         timeout=90,

@@ -1,9 +1,9 @@
 """Fixtures for the browser tests: the real server on a free loopback port, and Chromium.
 
-The server is the app of ``gonuts serve`` (``create_app``) run by uvicorn in a background thread
-on a temporary SQLite file. The browser is Debian's ``/usr/bin/chromium`` (Playwright's own
-browser download does not work on these machines); the tests are skipped when it or Playwright
-is missing.
+The server is the app of ``gonuts serve`` (``create_app``) run by uvicorn in a background thread,
+once on a temporary SQLite file and once on a fresh PostgreSQL schema (``module_db_url``). The
+browser is Debian's ``/usr/bin/chromium`` (Playwright's own browser download does not work on
+these machines); the tests are skipped when it or Playwright is missing.
 """
 
 from __future__ import annotations
@@ -68,13 +68,13 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    db = tmp_path_factory.mktemp("server") / "gonuts.sqlite"
+@pytest.fixture(scope="module")
+def live_server(module_db_url: str) -> Iterator[LiveServer]:
+    """The server on a fresh database: every browser test runs on SQLite and on PostgreSQL."""
     # Every simulated player connects from 127.0.0.1, so per-address quotas (HTTP rate, open
     # tables) would count all of them as one client; per-connection limits stay on.
     limits = dataclasses.replace(Limits(), http_rate=None, max_open_tables=None)
-    app = create_app(f"sqlite:///{db}", bot_delay=0.02, hint_iterations=40, limits=limits)
+    app = create_app(module_db_url, bot_delay=0.02, hint_iterations=40, limits=limits)
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
