@@ -88,6 +88,73 @@ class Server:
         self.proc = None
 
 
+class RoundRobinProxy:
+    """One address in front of several server processes, like a TCP load balancer (HAProxy
+    ``mode tcp``, ``balance roundrobin``): each new connection goes to the next backend, bytes
+    are copied both ways. :meth:`drop_all` cuts every open connection, as a restarting balancer
+    would; clients then reconnect and may land on another process."""
+
+    def __init__(self, backends: list[int]) -> None:
+        self.backends = backends
+        self.port = 0
+        self.served: list[tuple[int, bool]] = []
+        """(backend port, is a WebSocket) of every connection, in order."""
+        self._next = 0
+        self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        self.drop_all()
+
+    def drop_all(self) -> None:
+        for writer in list(self._open):
+            writer.close()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        port = self.backends[self._next % len(self.backends)]
+        self._next += 1
+        try:
+            first = await reader.read(65536)
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            writer.close()
+            return
+        self.served.append((port, first.startswith(b"GET /ws/")))
+        up_writer.write(first)
+        self._open.update((writer, up_writer))
+        try:
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        finally:
+            self._open.difference_update((writer, up_writer))
+            for w in (writer, up_writer):
+                w.close()
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+
 def create_table(base: str, seats: list[dict[str, Any]], name: str) -> tuple[str, int, str]:
     r = httpx.post(f"{base}/api/tables", json={"seats": seats, "name": name}, timeout=10)
     assert r.status_code == 201, r.text

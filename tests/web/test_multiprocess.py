@@ -13,7 +13,15 @@ from pathlib import Path
 import httpx
 from sqlalchemy import create_engine, text
 
-from web.procs import Player, Server, check_stored_games, create_table, free_port, join_table
+from web.procs import (
+    Player,
+    RoundRobinProxy,
+    Server,
+    check_stored_games,
+    create_table,
+    free_port,
+    join_table,
+)
 
 SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
 
@@ -129,3 +137,66 @@ async def play(one: Server, two: Server, db_url: str) -> None:
             while (await http.get(f"{s.http}/api/tables/{new_id}")).json()["status"] != "playing":
                 assert time.monotonic() < deadline, "the new table did not start"
                 await asyncio.sleep(0.05)
+
+
+def test_two_processes_behind_one_address(pg_url: str, tmp_path: Path) -> None:
+    """Players know one address only; a round-robin balancer spreads their connections over
+    two processes, and cuts them all twice mid-game: they reconnect, land where they land,
+    and finish the game together."""
+    opts = ("--bot-delay", "0.01", "--replace-after", "600")
+    one = Server(pg_url, free_port(), tmp_path / "one.log", *opts)
+    two = Server(pg_url, free_port(), tmp_path / "two.log", *opts)
+    one.start()
+    try:
+        two.start()
+        asyncio.run(asyncio.wait_for(behind_one_address(one, two, pg_url), 90))
+    finally:
+        one.stop()
+        two.stop()
+
+
+async def behind_one_address(one: Server, two: Server, db_url: str) -> None:
+    proxy = RoundRobinProxy([one.port, two.port])
+    await proxy.start()
+    try:
+        async with httpx.AsyncClient(base_url=proxy.http, timeout=10) as http:
+            r = await http.post("/api/tables", json={"seats": SEATS, "name": "Ana"})
+            assert r.status_code == 201, r.text
+            made = r.json()
+            table_id, seat_a, token_a = made["table"]["id"], made["seat"], made["token"]
+        async with httpx.AsyncClient(base_url=proxy.http, timeout=10) as http:
+            r = await http.post(f"/api/tables/{table_id}/join", json={"name": "Ben"})
+            assert r.status_code == 200, r.text
+            seat_b, token_b = r.json()["seat"], r.json()["token"]
+        ana = Player([proxy.ws], table_id, seat_a, token_a, random.Random(3), think=0.01)
+        ben = Player([proxy.ws], table_id, seat_b, token_b, random.Random(4), think=0.01)
+        deadline = time.monotonic() + 80
+        tasks = [asyncio.create_task(p.run(deadline)) for p in (ana, ben)]
+        for _ in range(2):  # the balancer restarts twice while they play
+            target = len(ana.acked) + 6
+            while len(ana.acked) < target and not all(t.done() for t in tasks):
+                await asyncio.sleep(0.02)
+            proxy.drop_all()
+        await asyncio.gather(*tasks)
+    finally:
+        await proxy.close()
+
+    assert ana.final is not None and ben.final is not None
+    assert ana.final["version"] == ben.final["version"]
+    assert ana.connections >= 2 and ben.connections >= 2, (ana.connections, ben.connections)
+    sockets = [port for port, is_ws in proxy.served if is_ws]
+    assert {one.port, two.port} <= set(sockets), proxy.served  # both processes had players
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            actions = conn.execute(
+                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
+                {"t": table_id},
+            ).all()
+            record = conn.execute(
+                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    rows = {table_id: [(int(q), int(s), str(n)) for q, s, n in actions]}
+    check_stored_games(rows, {table_id: str(record)}, [ana, ben])
