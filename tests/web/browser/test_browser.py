@@ -84,7 +84,13 @@ def test_lobby_then_a_full_game_against_two_bots(
     expect(end.locator("tbody tr")).to_have_count(3)
     expect(page.get_by_test_id("play-again")).to_be_visible()
     page.screenshot(path=screenshots / "end.png", full_page=True)
-    assert shots == {"table", "dialog"}, shots
+    # A power dialog was shown exactly when Ana had a power decision to make (the deck is
+    # shuffled at random, so a game may have none).
+    text = httpx.get(live_server.path(f"/api/games/{table_id}/record")).text
+    decided = [
+        a for a in Record.from_json(text).actions if a.player == 0 and a.action[:4] != "pick"
+    ]
+    assert shots == ({"table", "dialog"} if decided else {"table"}), (shots, decided)
 
     # The finished game is in the replays list; the viewer steps forwards and backwards.
     page.goto("/replays")
