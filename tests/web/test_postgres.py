@@ -192,3 +192,27 @@ def test_the_listener_reconnects_and_catches_up(pg_url: str) -> None:
         await eventually(lambda: t2.version == 1, "process two to catch up")
 
     run(pg_url, body)
+
+
+def test_presence_of_many_tables_in_one_announcement(pg_url: str) -> None:
+    """The heartbeat announces every table with a player here in one round trip; the other
+    process learns each table's connected seats from it (and forgets them when they go)."""
+
+    async def body(one: Service, two: Service) -> None:
+        pairs = []
+        for _ in range(3):
+            table_id, _, _ = await two_player_table(one, two)
+            t1, t2 = await one.get(table_id), await two.get(table_id)
+            t1.conns.add(Conn(Inbox(), 0, "en"))  # Ana is here, without announcing it
+            pairs.append((t1, t2))
+        assert not any(t2.connected(0) for _, t2 in pairs)
+        assert one.bus is not None
+        one.bus.announce(*(t1 for t1, _ in pairs))
+        await eventually(lambda: all(t2.connected(0) for _, t2 in pairs), "presence")
+        assert not any(t2.connected(1) for _, t2 in pairs)
+        for t1, _ in pairs:
+            t1.conns.clear()
+        one.bus.announce(*(t1 for t1, _ in pairs))
+        await eventually(lambda: not any(t2.connected(0) for _, t2 in pairs), "absence")
+
+    run(pg_url, body)

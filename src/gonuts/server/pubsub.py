@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
-from sqlalchemy import func, select
+from sqlalchemy import select, text
 
 from gonuts.record import apply_recorded
 from gonuts.server.db import CHANNEL, ActionRow, TableRow, engine_origin, libpq_url
@@ -44,6 +44,7 @@ HEARTBEAT: Final = 5.0
 PRESENCE_TTL: Final = 3 * HEARTBEAT
 """Seconds after which another process's silent announcement is forgotten (it has died)."""
 MAX_BACKOFF: Final = 5.0
+ANNOUNCE: Final = text("SELECT pg_notify(:channel, p) FROM unnest(CAST(:payloads AS text[])) AS p")
 
 
 @dataclass
@@ -196,13 +197,28 @@ class Bus:
 
     # -- presence ---------------------------------------------------------------------------------
 
-    def announce(self, table: LiveTable) -> None:
-        """Tell the other processes which of ``table``'s seats are connected here."""
-        seats = sorted({c.seat for c in table.conns if c.seat is not None})
-        payload = json.dumps({"o": self.origin, "t": table.id, "p": seats}, separators=(",", ":"))
+    def announce(self, *tables: LiveTable) -> None:
+        """Tell the other processes which of these tables' seats are connected here.
+
+        One round trip for all of them: the heartbeat announces every table at once, and the
+        event loop waits for the database meanwhile.
+        """
+        payloads = [
+            json.dumps(
+                {
+                    "o": self.origin,
+                    "t": table.id,
+                    "p": sorted({c.seat for c in table.conns if c.seat is not None}),
+                },
+                separators=(",", ":"),
+            )
+            for table in tables
+        ]
+        if not payloads:
+            return
         try:
             with self.svc.engine.begin() as conn:
-                conn.execute(select(func.pg_notify(CHANNEL, payload)))
+                conn.execute(ANNOUNCE, {"channel": CHANNEL, "payloads": payloads})
         except Exception:
             log.warning("announcing presence failed", exc_info=True)
 
@@ -236,9 +252,14 @@ class Bus:
         while True:
             await asyncio.sleep(HEARTBEAT)
             now = time.monotonic()
+            self.announce(
+                *(
+                    t
+                    for t in list(self.svc.tables.values())
+                    if any(c.seat is not None for c in t.conns)
+                )
+            )
             for table in list(self.svc.tables.values()):
-                if any(c.seat is not None for c in table.conns):
-                    self.announce(table)
                 expired = [o for o, (_, until) in table.remote.items() if until <= now]
                 if expired:
                     before = [table.connected(s.seat) for s in table.seats]

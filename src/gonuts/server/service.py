@@ -197,6 +197,7 @@ class Service:
         keep_finished: float = 300.0,
     ) -> None:
         self.engine = make_engine(db_url)
+        self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.keep_finished = keep_finished
         self.sessions = make_sessionmaker(self.engine)
         self.bot_delay = bot_delay
@@ -622,8 +623,10 @@ class Service:
             "notation": notation,
             "client_id": client_id,
         }
-        if not trial.is_over:  # the hot path: Core, a fraction of the ORM unit of work's cost
-            with self.engine.begin() as c:
+        if not trial.is_over:
+            # The hot path: one INSERT, atomic by itself, so autocommit: on PostgreSQL one round
+            # trip instead of three (BEGIN, INSERT, COMMIT). Core, not the ORM's unit of work.
+            with self.autocommit.connect() as c:
                 c.execute(INSERT_ACTION, values)
             return
         with self.sessions() as s, s.begin():
