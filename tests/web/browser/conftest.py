@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,12 +70,17 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def live_server(module_db_url: str) -> Iterator[LiveServer]:
-    """The server on a fresh database: every browser test runs on SQLite and on PostgreSQL."""
+def live_server(module_db_url: str, request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """The server on a fresh database: every browser test runs on SQLite and on PostgreSQL.
+
+    A test module may set ``SERVER_OPTIONS`` (a dict of ``create_app`` keywords) for its server.
+    """
     # Every simulated player connects from 127.0.0.1, so per-address quotas (HTTP rate, open
     # tables) would count all of them as one client; per-connection limits stay on.
     limits = dataclasses.replace(Limits(), http_rate=None, max_open_tables=None)
-    app = create_app(module_db_url, bot_delay=0.02, hint_iterations=40, limits=limits)
+    options: dict[str, Any] = {"bot_delay": 0.02, "hint_iterations": 40, "limits": limits}
+    options.update(getattr(request.module, "SERVER_OPTIONS", {}))
+    app = create_app(module_db_url, **options)
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

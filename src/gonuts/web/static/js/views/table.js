@@ -60,13 +60,24 @@ export class TableScreen {
     if (state.breakdown) this.extra.breakdown = state.breakdown;
     if (!state.full && events.length && previous && this.animate) {
       this.#closeDialog();
-      await playReveal(this.root, previous, events, this.names(state.view));
+      this.revealing = true;
+      try {
+        await playReveal(this.root, previous, events, this.names(state.view));
+      } finally {
+        this.revealing = false;
+      }
     }
     this.view = state.view;
     this.version = state.version;
     this.pending = null;
     this.dialogHidden = false;
     this.render();
+  }
+
+  /** New seat information (who is connected, who is played by a bot), shown at once. */
+  setSeats(seats) {
+    this.extra = { ...this.extra, seats };
+    if (this.view && !this.revealing) this.render();
   }
 
   setHints(message) {

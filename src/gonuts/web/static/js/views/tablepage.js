@@ -119,6 +119,7 @@ export class TablePage {
 
   #setSummary(summary) {
     this.summary = summary;
+    if (this.started) this.screen.setSeats(summary.seats);
     if (summary.next_table && !this.nextTable) {
       this.nextTable = summary.next_table;
       this.#renderNextTable();
