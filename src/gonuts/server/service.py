@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, Final, Protocol
 
 import pydantic_core
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from gonuts.actions import Action, parse_action
@@ -402,7 +402,11 @@ class Service:
 
     async def _maybe_start(self, table: LiveTable) -> None:
         async with table.lock:
-            if self.bus is not None and table.status == "open":
+            if (
+                self.bus is not None
+                and table.status == "open"
+                and not all(s.taken for s in table.seats)
+            ):
                 # the last two seats may be taken at once on two processes: each looks at the
                 # database after its own commit, so the later one sees both and starts
                 catch_up(self, table)
@@ -463,11 +467,7 @@ class Service:
             if task is not None:
                 task.cancel()
             seat = table.seats[conn.seat]
-            with self.sessions() as s, s.begin():
-                row = s.get(SeatRow, (table.id, conn.seat))
-                assert row is not None
-                row.last_seen = utcnow()
-                row.replaced = False
+            self._touch_seat(table, conn.seat, replaced=False)
             if seat.replaced:
                 seat.replaced = False
                 table.bots.pop(conn.seat, None)
@@ -479,10 +479,7 @@ class Service:
         table.conns.discard(conn)
         seat = conn.seat
         if seat is not None:
-            with self.sessions() as s, s.begin():
-                row = s.get(SeatRow, (table.id, seat))
-                if row is not None:
-                    row.last_seen = utcnow()
+            self._touch_seat(table, seat)
             if (
                 table.status == "playing"
                 and table.seats[seat].kind == "human"
@@ -493,6 +490,15 @@ class Service:
             if self.bus is not None:
                 self.bus.announce(table)
         await self.broadcast_table(table)
+
+    def _touch_seat(self, table: LiveTable, seat: int, **values: Any) -> None:
+        """Note that ``seat`` was seen now (and set ``values``): one autocommitted UPDATE."""
+        with self.autocommit.connect() as c:
+            c.execute(
+                update(SeatRow)
+                .where(SeatRow.table_id == table.id, SeatRow.seat == seat)
+                .values(last_seen=utcnow(), **values)
+            )
 
     async def _replace_later(self, table: LiveTable, seat: int) -> None:
         await asyncio.sleep(self.replace_after)
