@@ -31,15 +31,10 @@ def free_port() -> int:
         return port
 
 
-class Server:
-    """``gonuts serve`` on a loopback port, as a child process (its output in ``log``)."""
+class Loopback:
+    """Something listening on ``127.0.0.1:port``: its HTTP and WebSocket base URLs."""
 
-    def __init__(self, db_url: str, port: int, log: Path, *extra: str) -> None:
-        self.db_url = db_url
-        self.port = port
-        self.log = log
-        self.extra = extra
-        self.proc: subprocess.Popen[bytes] | None = None
+    port: int
 
     @property
     def http(self) -> str:
@@ -48,6 +43,17 @@ class Server:
     @property
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
+
+
+class Server(Loopback):
+    """``gonuts serve`` on a loopback port, as a child process (its output in ``log``)."""
+
+    def __init__(self, db_url: str, port: int, log: Path, *extra: str) -> None:
+        self.db_url = db_url
+        self.port = port
+        self.log = log
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 30.0) -> None:
         args = ["--port", str(self.port), "--db", self.db_url, *self.extra]
@@ -88,7 +94,7 @@ class Server:
         self.proc = None
 
 
-class RoundRobinProxy:
+class RoundRobinProxy(Loopback):
     """One address in front of several server processes, like a TCP load balancer (HAProxy
     ``mode tcp``, ``balance roundrobin``): each new connection goes to the next backend, bytes
     are copied both ways. :meth:`drop_all` cuts every open connection, as a restarting balancer
@@ -102,14 +108,6 @@ class RoundRobinProxy:
         self._next = 0
         self._server: asyncio.Server | None = None
         self._open: set[asyncio.StreamWriter] = set()
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)

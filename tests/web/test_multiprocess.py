@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -26,17 +28,41 @@ from web.procs import (
 SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
 
 
-def test_two_processes_one_table(pg_url: str, tmp_path: Path) -> None:
+@contextmanager
+def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    """Two ``gonuts serve`` processes on one PostgreSQL schema (stopped afterwards)."""
     opts = ("--bot-delay", "0.01", "--replace-after", "600")
     one = Server(pg_url, free_port(), tmp_path / "one.log", *opts)
     two = Server(pg_url, free_port(), tmp_path / "two.log", *opts)
     one.start()
     try:
         two.start()
-        asyncio.run(asyncio.wait_for(play(one, two, pg_url), 60))
+        yield one, two
     finally:
         one.stop()
         two.stop()
+
+
+def stored_game(db_url: str, table_id: str) -> tuple[list[tuple[int, int, str]], str]:
+    """The table's stored actions (seq, seat, notation) and its finished record."""
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            actions = conn.execute(
+                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
+                {"t": table_id},
+            ).all()
+            record = conn.execute(
+                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return [(int(q), int(s), str(n)) for q, s, n in actions], str(record)
+
+
+def test_two_processes_one_table(pg_url: str, tmp_path: Path) -> None:
+    with two_servers(pg_url, tmp_path) as (one, two):
+        asyncio.run(asyncio.wait_for(play(one, two, pg_url), 60))
 
 
 async def play(one: Server, two: Server, db_url: str) -> None:
@@ -66,21 +92,9 @@ async def play(one: Server, two: Server, db_url: str) -> None:
     assert ana.final["version"] == ben.final["version"]
     assert ana.final["view"]["scores"] == ben.final["view"]["scores"]
     assert ana.acked and ben.acked
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            actions = conn.execute(
-                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
-                {"t": table_id},
-            ).all()
-            record = conn.execute(
-                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
-            ).scalar_one()
-    finally:
-        engine.dispose()
-    rows = {table_id: [(int(q), int(s), str(n)) for q, s, n in actions]}
-    assert {s for _, s, _ in rows[table_id]} == {0, 1, 2}
-    check_stored_games(rows, {table_id: str(record)}, [ana, ben])
+    actions, record = stored_game(db_url, table_id)
+    assert {s for _, s, _ in actions} == {0, 1, 2}
+    check_stored_games({table_id: actions}, {table_id: record}, [ana, ben])
     # both processes agree on the finished table
     async with httpx.AsyncClient() as http:
         for s in (one, two):
@@ -143,16 +157,8 @@ def test_two_processes_behind_one_address(pg_url: str, tmp_path: Path) -> None:
     """Players know one address only; a round-robin balancer spreads their connections over
     two processes, and cuts them all twice mid-game: they reconnect, land where they land,
     and finish the game together."""
-    opts = ("--bot-delay", "0.01", "--replace-after", "600")
-    one = Server(pg_url, free_port(), tmp_path / "one.log", *opts)
-    two = Server(pg_url, free_port(), tmp_path / "two.log", *opts)
-    one.start()
-    try:
-        two.start()
+    with two_servers(pg_url, tmp_path) as (one, two):
         asyncio.run(asyncio.wait_for(behind_one_address(one, two, pg_url), 90))
-    finally:
-        one.stop()
-        two.stop()
 
 
 async def behind_one_address(one: Server, two: Server, db_url: str) -> None:
@@ -186,17 +192,5 @@ async def behind_one_address(one: Server, two: Server, db_url: str) -> None:
     assert ana.connections >= 2 and ben.connections >= 2, (ana.connections, ben.connections)
     sockets = [port for port, is_ws in proxy.served if is_ws]
     assert {one.port, two.port} <= set(sockets), proxy.served  # both processes had players
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            actions = conn.execute(
-                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
-                {"t": table_id},
-            ).all()
-            record = conn.execute(
-                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
-            ).scalar_one()
-    finally:
-        engine.dispose()
-    rows = {table_id: [(int(q), int(s), str(n)) for q, s, n in actions]}
-    check_stored_games(rows, {table_id: str(record)}, [ana, ben])
+    actions, record = stored_game(db_url, table_id)
+    check_stored_games({table_id: actions}, {table_id: record}, [ana, ben])
