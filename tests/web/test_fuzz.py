@@ -132,6 +132,11 @@ def test_http_api_fuzz(case: schemathesis.Case[Any], api: Api) -> None:
     data = kwargs.pop("data", None)
     if data is not None:
         kwargs["content"] = data
+    cookies = kwargs.pop("cookies", None)  # per-request cookies: a header, not client state
+    if cookies:
+        headers = dict(kwargs.get("headers") or {})
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        kwargs["headers"] = headers
     response = api.client.request(**kwargs)
     case.validate_response(response, checks=[not_a_server_error])
     assert response.status_code < 500, response.text
