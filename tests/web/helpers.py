@@ -70,3 +70,17 @@ def receive_until(ws: Any, kind: str, log: list[dict[str, Any]] | None = None) -
         if msg["type"] == kind:
             return msg
     raise AssertionError(f"no {kind} message")
+
+
+class Inbox:
+    """A WebSocket stand-in (a :class:`~gonuts.server.service.Conn`'s sender) that keeps what
+    it is sent."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def send_text(self, data: str) -> None:
+        self.messages.append(json.loads(data))
+
+    def versions(self) -> list[int]:
+        return [int(m["version"]) for m in self.messages if m["type"] == "state"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
@@ -240,6 +241,26 @@ class Player:
                     await asyncio.sleep(self.think * self.rng.random())
                 action = self.rng.choice(view["legal"])["action"]
                 await ws.send(json.dumps({"type": "act", "action": action, "id": f"a{acted_at}"}))
+
+
+def query(db_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    """The rows of one SQL statement on ``db_url`` (an engine of its own, disposed after)."""
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(text(sql), params)]
+    finally:
+        engine.dispose()
+
+
+def stored_games(db_url: str) -> tuple[dict[str, list[tuple[int, int, str]]], dict[str, str]]:
+    """Every table's stored actions (seq, seat, notation) and every finished game's record."""
+    rows: dict[str, list[tuple[int, int, str]]] = {}
+    sql = "SELECT table_id, seq, seat, notation FROM gn_actions ORDER BY table_id, seq"
+    for t, seq, seat, notation in query(db_url, sql):
+        rows.setdefault(str(t), []).append((int(seq), int(seat), str(notation)))
+    records = query(db_url, "SELECT table_id, record FROM gn_finished")
+    return rows, {str(t): str(r) for t, r in records}
 
 
 def check_stored_games(

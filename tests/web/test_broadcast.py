@@ -16,14 +16,7 @@ from typing import Any
 
 from gonuts.game import Game
 from gonuts.server.service import Conn, LiveTable, Service, event_json, view_json
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    async def send_text(self, data: str) -> None:
-        self.messages.append(json.loads(data))
+from web.helpers import Inbox
 
 
 def fresh_messages_agree(table: LiveTable, conn: Conn, inbox: Inbox) -> int:

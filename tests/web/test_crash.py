@@ -9,9 +9,16 @@ import random
 import time
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-
-from web.procs import Player, Server, check_stored_games, create_table, free_port, join_table
+from web.procs import (
+    Player,
+    Server,
+    check_stored_games,
+    create_table,
+    free_port,
+    join_table,
+    query,
+    stored_games,
+)
 
 TABLES = [
     [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}],
@@ -23,31 +30,8 @@ KILL_AT = 6
 
 
 def versions(db_url: str) -> dict[str, int]:
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text("SELECT table_id, COUNT(*) FROM gn_actions GROUP BY table_id")
-            ).all()
-    finally:
-        engine.dispose()
+    rows = query(db_url, "SELECT table_id, COUNT(*) FROM gn_actions GROUP BY table_id")
     return {str(t): int(n) for t, n in rows}
-
-
-def stored(db_url: str) -> tuple[dict[str, list[tuple[int, int, str]]], dict[str, str]]:
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            actions = conn.execute(
-                text("SELECT table_id, seq, seat, notation FROM gn_actions ORDER BY table_id, seq")
-            ).all()
-            records = conn.execute(text("SELECT table_id, record FROM gn_finished")).all()
-    finally:
-        engine.dispose()
-    rows: dict[str, list[tuple[int, int, str]]] = {}
-    for t, seq, seat, notation in actions:
-        rows.setdefault(str(t), []).append((int(seq), int(seat), str(notation)))
-    return rows, {str(t): str(r) for t, r in records}
 
 
 def test_sigkill_and_restart_lose_nothing(db_url: str, tmp_path: Path) -> None:
@@ -91,7 +75,7 @@ async def play_through_a_crash(server: Server, db_url: str) -> None:
     await asyncio.to_thread(server.start)
     await asyncio.gather(*tasks)
 
-    rows, records = stored(db_url)
+    rows, records = stored_games(db_url)
     assert set(rows) == table_ids and set(records) == table_ids
     for t in table_ids:
         assert KILL_AT <= at_kill[t] < len(rows[t]), "each game was cut in the middle"

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from sqlalchemy import create_engine, text
 
 from web.procs import (
     Player,
@@ -23,6 +22,8 @@ from web.procs import (
     create_table,
     free_port,
     join_table,
+    query,
+    stored_games,
 )
 
 SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
@@ -41,23 +42,6 @@ def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
     finally:
         one.stop()
         two.stop()
-
-
-def stored_game(db_url: str, table_id: str) -> tuple[list[tuple[int, int, str]], str]:
-    """The table's stored actions (seq, seat, notation) and its finished record."""
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            actions = conn.execute(
-                text("SELECT seq, seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq"),
-                {"t": table_id},
-            ).all()
-            record = conn.execute(
-                text("SELECT record FROM gn_finished WHERE table_id = :t"), {"t": table_id}
-            ).scalar_one()
-    finally:
-        engine.dispose()
-    return [(int(q), int(s), str(n)) for q, s, n in actions], str(record)
 
 
 def test_two_processes_one_table(pg_url: str, tmp_path: Path) -> None:
@@ -92,9 +76,10 @@ async def play(one: Server, two: Server, db_url: str) -> None:
     assert ana.final["version"] == ben.final["version"]
     assert ana.final["view"]["scores"] == ben.final["view"]["scores"]
     assert ana.acked and ben.acked
-    actions, record = stored_game(db_url, table_id)
+    rows, records = stored_games(db_url)
+    actions = rows[table_id]
     assert {s for _, s, _ in actions} == {0, 1, 2}
-    check_stored_games({table_id: actions}, {table_id: record}, [ana, ben])
+    check_stored_games(rows, records, [ana, ben])
     # both processes agree on the finished table
     async with httpx.AsyncClient() as http:
         for s in (one, two):
@@ -102,18 +87,13 @@ async def play(one: Server, two: Server, db_url: str) -> None:
             assert summary["status"] == "finished" and summary["version"] == len(actions)
 
         # Ana's moves (sent to process one) replayed to process two: acknowledged, not applied
-        engine = create_engine(db_url)
-        try:
-            with engine.connect() as conn:
-                ana_ids = conn.execute(
-                    text(
-                        "SELECT seq, notation, client_id FROM gn_actions "
-                        "WHERE table_id = :t AND seat = :s AND client_id IS NOT NULL ORDER BY seq"
-                    ),
-                    {"t": table_id, "s": seat_a},
-                ).all()
-        finally:
-            engine.dispose()
+        ana_ids = query(
+            db_url,
+            "SELECT seq, notation, client_id FROM gn_actions "
+            "WHERE table_id = :t AND seat = :s AND client_id IS NOT NULL ORDER BY seq",
+            t=table_id,
+            s=seat_a,
+        )
         assert len(ana_ids) == len(ana.acked)
         headers = {"Authorization": f"Bearer {token_a}"}
         for seq, notation, client_id in ana_ids[:5]:
@@ -139,12 +119,7 @@ async def play(one: Server, two: Server, db_url: str) -> None:
         assert new[0]["table"]["id"] == new[1]["table"]["id"]
         assert {new[0]["seat"], new[1]["seat"]} == {seat_a, seat_b}
         new_id = new[0]["table"]["id"]
-        engine = create_engine(db_url)
-        try:
-            with engine.connect() as conn:
-                tables = conn.execute(text("SELECT id, next_table FROM gn_tables")).all()
-        finally:
-            engine.dispose()
+        tables = query(db_url, "SELECT id, next_table FROM gn_tables")
         assert sorted(tables) == sorted([(table_id, new_id), (new_id, None)])
         for s in (one, two):
             deadline = time.monotonic() + 10
@@ -192,5 +167,5 @@ async def behind_one_address(one: Server, two: Server, db_url: str) -> None:
     assert ana.connections >= 2 and ben.connections >= 2, (ana.connections, ben.connections)
     sockets = [port for port, is_ws in proxy.served if is_ws]
     assert {one.port, two.port} <= set(sockets), proxy.served  # both processes had players
-    actions, record = stored_game(db_url, table_id)
-    check_stored_games({table_id: actions}, {table_id: record}, [ana, ben])
+    rows, records = stored_games(db_url)
+    check_stored_games(rows, records, [ana, ben])

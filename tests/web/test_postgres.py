@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -14,21 +13,9 @@ from sqlalchemy import text
 
 from gonuts.server.db import SeatRow, engine_origin
 from gonuts.server.service import Conn, Service, ServiceError
+from web.helpers import Inbox
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]
-
-
-class Inbox:
-    """A WebSocket stand-in that keeps what it is sent."""
-
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    async def send_text(self, data: str) -> None:
-        self.messages.append(json.loads(data))
-
-    def versions(self) -> list[int]:
-        return [int(m["version"]) for m in self.messages if m["type"] == "state"]
 
 
 async def eventually(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
