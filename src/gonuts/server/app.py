@@ -329,6 +329,21 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
 
+    # -- health -----------------------------------------------------------------------------------
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """Alive: the process answers (a supervisor restarts it otherwise)."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """Ready for traffic: the database answers and its schema is at the newest migration."""
+        reason = await asyncio.to_thread(svc.readiness)
+        if reason is None:
+            return JSONResponse({"status": "ready"})
+        return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+
     # -- configuration and languages -----------------------------------------------------------
 
     @app.get("/api/config", openapi_extra=api_doc())

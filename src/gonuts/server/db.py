@@ -10,6 +10,7 @@ engine's connections carry its :func:`engine_origin` as their ``application_name
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import weakref
@@ -19,6 +20,7 @@ from typing import Final
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import (
     Boolean,
     DateTime,
@@ -191,6 +193,14 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         if have.has_table("gn_tables") and not have.has_table("alembic_version"):
             command.stamp(config, FIRST_REVISION)
         command.upgrade(config, revision)
+
+
+@functools.cache
+def head_revision() -> str:
+    """The newest migration's revision (what a ready database is at)."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -43,7 +43,9 @@ from gonuts.server.db import (
     FinishedRow,
     SeatRow,
     TableRow,
+    current_revision,
     hash_token,
+    head_revision,
     make_engine,
     make_sessionmaker,
     utcnow,
@@ -222,6 +224,17 @@ class Service:
         for task in list(self._tasks):
             task.cancel()
         self.engine.dispose()
+
+    def readiness(self) -> str | None:
+        """Why this process cannot serve now (database unreachable, schema behind), or None."""
+        try:
+            have = current_revision(self.engine)
+        except Exception as exc:  # any driver error means "not reachable"
+            return f"database unreachable: {type(exc).__name__}"
+        want = head_revision()
+        if have != want:
+            return f"schema at {have or 'nothing'}, not at the newest revision {want}"
+        return None
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
