@@ -22,6 +22,7 @@ from gonuts.powers import POWER_BY_PHASE
 from gonuts.rng import seeded_shuffle
 from gonuts.scoring import ScoreBreakdown, breakdown, scores
 from gonuts.state import GameConfig, GameState, Phase
+from gonuts.variants import check_variants, ordered
 from gonuts.view import PlayerView, make_view, make_views
 
 K = NUM_KINDS
@@ -57,19 +58,23 @@ class Game:
         seed: int | None = None,
         deck: Sequence[str] | None = None,
         events: bool = True,
+        variants: Iterable[str] = (),
     ) -> Game:
-        """A new game, dealt. ``deck`` (top first) wins over ``seed``; neither: a random seed."""
+        """A new game, dealt. ``deck`` (top first) wins over ``seed``; neither: a random seed.
+
+        ``variants`` names house rules of RULES.md (:data:`gonuts.variants.VARIANTS`); an unknown
+        name raises :class:`~gonuts.variants.UnknownVariantError`.
+        """
         names = default_names(players) if isinstance(players, int) else tuple(players)
         check_player_count(len(names))
+        chosen = check_variants(variants)
         if deck is not None:
             initial = tuple(kind_index(k) for k in deck)
             if sorted(initial) != list(canonical_deck(len(names))):
                 raise ValueError(f"not the deck for {len(names)} players")
         else:
             initial = deck_from_seed(len(names), secrets.randbits(63) if seed is None else seed)
-        state = object.__new__(GameState)
-        rules.setup(state, GameConfig(names, initial), events=events)
-        return cls(state)
+        return cls(rules.setup(GameConfig(names, initial, chosen), events=events))
 
     def copy(self, *, events: bool = True) -> Game:
         """An independent copy; ``events=False`` drops the event log (cheaper)."""
@@ -84,6 +89,11 @@ class Game:
     @property
     def num_players(self) -> int:
         return self.state.n
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The house-rule variants in play, in RULES.md order; () for the default game."""
+        return ordered(self.state.config.variants)
 
     @property
     def round(self) -> int:

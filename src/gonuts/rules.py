@@ -23,28 +23,15 @@ K: Final = NUM_KINDS
 _PICKS: Final = tuple(tuple(range(A.PICK_BASE, A.PICK_BASE + n + 1)) for n in range(8))
 
 
-def setup(state: GameState, config: GameConfig, *, events: bool = True) -> None:
-    """Deal a new game into ``state``: row positions 1 … N+1 from the top of the deck."""
+def setup(config: GameConfig, *, events: bool = True) -> GameState:
+    """A new game dealt from ``config``: row positions 1 … N+1 from the top of the deck."""
     n = config.num_players
     check_player_count(n)
-    state.config = config
-    state.n = n
-    state.deck = list(reversed(config.initial_deck))
-    state.row = [state.deck.pop() for _ in range(n + 1)]
-    state.discard = []
-    state.coll = [0] * (n * K)
-    state.round = 1
-    state.picks = [-1] * n
-    state.phase = Phase.SELECT
-    state.pos = 0
-    state.actor = -1
-    state.step = 0
-    state.passes = []
-    state.known = {}
-    state.winners = ()
-    state.events = [] if events else None
-    state.history = None
+    deck = list(reversed(config.initial_deck))
+    row = [deck.pop() for _ in range(n + 1)]
+    state = GameState(config, deck=deck, row=row, events=[] if events else None)
     emit(state, EventType.ROUND_STARTED, round=1, cards=tuple(KIND_IDS[c] for c in state.row))
+    return state
 
 
 def to_act(g: GameState) -> list[int]:

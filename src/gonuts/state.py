@@ -51,6 +51,8 @@ class GameConfig:
     players: tuple[str, ...]
     initial_deck: tuple[int, ...]
     """The deck as shuffled, top card first (so a record can be written from any state)."""
+    variants: frozenset[str] = frozenset()
+    """House-rule variants in play (:mod:`gonuts.variants`); empty for the default game."""
 
     @property
     def num_players(self) -> int:
@@ -109,6 +111,56 @@ class GameState:
     events: list[Event] | None
     """The event log, or None when not kept (search copies)."""
     history: History | None
+
+    def __init__(
+        self,
+        config: GameConfig,
+        *,
+        deck: list[int],
+        row: list[int],
+        discard: list[int] | None = None,
+        coll: list[int] | None = None,
+        round: int = 1,
+        picks: list[int] | None = None,
+        phase: Phase = Phase.SELECT,
+        pos: int = 0,
+        actor: int = -1,
+        step: int = 0,
+        passes: list[int] | None = None,
+        known: dict[int, tuple[int, int]] | None = None,
+        winners: tuple[int, ...] = (),
+        events: list[Event] | None = None,
+        history: History | None = None,
+    ) -> None:
+        """The one way to build a state from its parts (setup, determinization, environments).
+
+        Omitted fields take their value at the start of a round of selection: empty discard and
+        collections, no picks, nothing known. Lists passed in become the state's own (not copied).
+        :meth:`copy` does not come through here: it is the search hot path.
+        """
+        n = config.num_players
+        self.config = config
+        self.n = n
+        self.deck = deck
+        self.row = row
+        self.discard = [] if discard is None else discard
+        self.coll = [0] * (n * K) if coll is None else coll
+        self.round = round
+        self.picks = [-1] * n if picks is None else picks
+        self.phase = phase
+        self.pos = pos
+        self.actor = actor
+        self.step = step
+        self.passes = [] if passes is None else passes
+        self.known = {} if known is None else known
+        self.winners = winners
+        self.events = events
+        self.history = history
+        if len(row) != n + 1 or len(self.coll) != n * K or len(self.picks) != n:
+            raise ValueError(
+                f"a {n}-player state needs {n + 1} row positions, {n} picks "
+                f"and {n * K} collection counts"
+            )
 
     def copy(self: S, *, events: bool = True) -> S:
         """An independent copy. ``events=False`` drops the event log (much cheaper for search)."""

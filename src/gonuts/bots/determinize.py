@@ -119,24 +119,22 @@ class Determinizer:
         deck = self._unseen[:]
         rng.shuffle(deck)
         deck.extend(self._deck_top)
-        g = object.__new__(GameState)
-        g.config = self._config
-        g.n = self._n
-        g.deck = deck
-        g.row = self._row[:]
-        g.discard = self._discard[:]
-        g.coll = self._coll[:]
-        g.round = self._round
-        g.picks = self._picks[:]
-        g.phase = self._phase
-        g.pos = self._pos
-        g.actor = self._actor
-        g.step = self._step
-        g.passes = self._passes[:]
-        g.known = dict(self._known)
-        g.winners = self._winners
-        g.events = None
-        g.history = None
+        g = GameState(
+            self._config,
+            deck=deck,
+            row=self._row[:],
+            discard=self._discard[:],
+            coll=self._coll[:],
+            round=self._round,
+            picks=self._picks[:],
+            phase=self._phase,
+            pos=self._pos,
+            actor=self._actor,
+            step=self._step,
+            passes=self._passes[:],
+            known=dict(self._known),
+            winners=self._winners,
+        )
         if g.passes:
             # As the rules do: a player with a single possible card passes it unasked.
             twist = POWER_BY_PHASE[Phase.CINNAMON_TWIST]

@@ -163,9 +163,7 @@ class GoNutsState(pyspiel.State):  # type: ignore[misc]
             self.dealt.extend([k] * self.remaining[k])
             self.remaining[k] = 0
         if not any(self.remaining):
-            state = object.__new__(GameState)
-            rules.setup(state, GameConfig(default_names(self.n), tuple(self.dealt)))
-            self.game = _Game(state)
+            self.game = _Game(rules.setup(GameConfig(default_names(self.n), tuple(self.dealt))))
 
     def view(self, player: int | None) -> PlayerView | None:
         """``player``'s view (None: a spectator's), or None while dealing."""
@@ -335,8 +333,7 @@ def replay_engine_state(players: int, history: Any) -> GameState | None:
                 deck.extend([left[0]] * remaining[left[0]])
                 remaining[left[0]] = 0
             if not any(remaining):
-                state = object.__new__(GameState)
-                rules.setup(state, GameConfig(default_names(players), tuple(deck)), events=False)
+                state = rules.setup(GameConfig(default_names(players), tuple(deck)), events=False)
         elif action != NOOP and state is not None:
             rules.apply_unchecked(state, player, from_env_action(action, player, players))
     return state
