@@ -30,6 +30,7 @@ from gonuts.cards import (
 )
 from gonuts.events import Event, EventType
 from gonuts.state import GameState, Phase
+from gonuts.variants import MILK_ANY_THREE, SPRINKLED_ANY_CARD, TWIST_PASS_ANY
 
 K: Final = NUM_KINDS
 MILK_DISCARDS: Final = 3
@@ -276,13 +277,19 @@ class RedVelvet(Power):
 
 
 class Sprinkled(Power):
-    """Give one of your other cards to an opponent; with no other card, give this Sprinkled."""
+    """Give one of your other cards to an opponent; with no other card, give this Sprinkled.
+
+    Variant ``sprinkled_any_card``: any card you own, this Sprinkled included.
+    """
 
     kind = SPRINKLED
     phase = Phase.SPRINKLED
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        kinds = owned_kinds(g, player, excluding=SPRINKLED) or [SPRINKLED]
+        if SPRINKLED_ANY_CARD in g.config.variants:
+            kinds = owned_kinds(g, player)
+        else:
+            kinds = owned_kinds(g, player, excluding=SPRINKLED) or [SPRINKLED]
         return [A.give_id(k, s) for s in opponents(g, player) for k in kinds]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
@@ -330,6 +337,8 @@ class CinnamonTwist(Power):
 
     If any player (the taker included) has no card to pass, this Cinnamon Twist is discarded
     and nothing else happens. Players with a single possible card pass it without being asked.
+    Variant ``twist_pass_any``: the taker may pass this Twist too, so it is discarded only
+    when some player owns no card at all.
     """
 
     kind = CINNAMON_TWIST
@@ -351,7 +360,9 @@ class CinnamonTwist(Power):
         return True
 
     def _passable(self, g: GameState, player: int) -> list[int]:
-        return owned_kinds(g, player, excluding=CINNAMON_TWIST if player == g.actor else -1)
+        if player != g.actor or TWIST_PASS_ANY in g.config.variants:
+            return owned_kinds(g, player)
+        return owned_kinds(g, player, excluding=CINNAMON_TWIST)
 
     def legal(self, g: GameState, player: int) -> list[int]:
         if g.passes[player] >= 0:
@@ -428,6 +439,9 @@ class Milk(Power):
 
     Ruling: with fewer than three other cards the Milk is discarded. ``discard milk`` discards
     the Milk itself; any other ``discard KIND`` starts the three-card discard.
+    Variant ``milk_any_three``: any three of your cards, so the Milk may be the second or
+    third of three (as the first, ``discard milk`` is still the alternative that ends the
+    power); with fewer than three cards in all, the Milk is discarded.
     """
 
     kind = MILK
@@ -435,13 +449,16 @@ class Milk(Power):
 
     def start(self, g: GameState, taker: int) -> bool:
         g.step = 0
-        if g.cards_owned(taker) - 1 < MILK_DISCARDS:
+        others = g.cards_owned(taker) - (0 if MILK_ANY_THREE in g.config.variants else 1)
+        if others < MILK_DISCARDS:
             discard_owned(g, taker, MILK)
             emit(g, EventType.CARD_DISCARDED, player=taker, other=taker, card="milk", source="milk")
             return False
         return True
 
     def legal(self, g: GameState, player: int) -> list[int]:
+        if MILK_ANY_THREE in g.config.variants:
+            return [A.DISCARD_BASE + k for k in owned_kinds(g, player)]
         others = [A.DISCARD_BASE + k for k in owned_kinds(g, player) if k != MILK]
         if g.step == 0:
             others.append(A.DISCARD_BASE + MILK)
@@ -459,7 +476,7 @@ class Milk(Power):
             card=KIND_IDS[kind],
             source="milk",
         )
-        if kind == MILK:
+        if kind == MILK and g.step == 0:
             return True
         g.step += 1
         return g.step >= MILK_DISCARDS

@@ -24,9 +24,10 @@ from gonuts.errors import (
     RecordError,
 )
 from gonuts.game import Game, deck_from_seed
+from gonuts.variants import VARIANTS, ordered
 
 FORMAT: Final = "gonuts-record/1"
-KNOWN_KEYS: Final = ("format", "players", "deck", "seed", "actions")
+KNOWN_KEYS: Final = ("format", "players", "deck", "seed", "actions", "variants")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +41,15 @@ class RecordedAction:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """A parsed record. ``deck`` is top card first; ``extra`` keeps unknown keys for writing."""
+    """A parsed record. ``deck`` is top card first; ``extra`` keeps unknown keys for writing;
+    ``variants`` are house rules of RULES.md, in its order (() for the default game)."""
 
     players: tuple[str, ...]
     deck: tuple[str, ...] | None = None
     seed: int | None = None
     actions: tuple[RecordedAction, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -82,8 +85,9 @@ class Record:
         if deck is None and seed is None:
             raise RecordError("a record needs a 'deck' or a 'seed'")
         actions = _actions(obj.get("actions", []), n) if "actions" in obj else ()
+        variants = _variants(obj["variants"]) if "variants" in obj else ()
         extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
-        return cls(players, deck, seed, actions, extra)
+        return cls(players, deck, seed, actions, extra, variants)
 
     # -- replaying ------------------------------------------------------------------------------
 
@@ -97,7 +101,9 @@ class Record:
     def replay(self, *, events: bool = True, upto: int | None = None) -> Game:
         """The game after the record's actions (or its first ``upto``); :class:`RecordError`
         with the action's index for an action that does not fit the game."""
-        game = Game.new(self.players, deck=self.initial_deck(), events=events)
+        game = Game.new(
+            self.players, deck=self.initial_deck(), events=events, variants=self.variants
+        )
         for index, recorded in enumerate(self.actions[:upto]):
             apply_recorded(game, index, recorded.player, recorded.action)
         return game
@@ -108,7 +114,7 @@ class Record:
     def from_game(cls, game: Game, **extra: Any) -> Record:
         """The record of ``game`` so far (always with the full deck; extra keys as given)."""
         actions = tuple(RecordedAction(p, a.notation) for p, a in game.actions_taken())
-        return cls(game.players, game.initial_deck, None, actions, extra)
+        return cls(game.players, game.initial_deck, None, actions, extra, game.variants)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "players": list(self.players)}
@@ -116,6 +122,8 @@ class Record:
             out["deck"] = list(self.deck)
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.variants:
+            out["variants"] = list(self.variants)
         out["actions"] = [a.to_json() for a in self.actions]
         out.update(self.extra)
         return out
@@ -233,6 +241,19 @@ def _deck(deck: object, n: int) -> tuple[str, ...]:
             f"(it has {len(deck)} cards: {', '.join(problems)})"
         )
     return tuple(deck)
+
+
+def _variants(variants: object) -> tuple[str, ...]:
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise RecordError("variants must be a list of variant names (strings)")
+    for name in variants:
+        if name not in VARIANTS:
+            raise RecordError(
+                f"variants: unknown variant {_short(name)} (variants: {', '.join(VARIANTS)})"
+            )
+        if variants.count(name) > 1:
+            raise RecordError(f"variants: {_short(name)} is listed more than once")
+    return ordered(variants)
 
 
 def _actions(actions: object, n: int) -> tuple[RecordedAction, ...]:
