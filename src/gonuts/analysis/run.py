@@ -1,0 +1,74 @@
+"""Run chunks of games here, in worker processes or on a Ray cluster, and merge their tallies.
+
+The tallies are merged in chunk order whatever order the chunks finish in, so a seed gives the
+same numbers with one job, many jobs or Ray.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from gonuts.analysis.simulate import Tally, Task, run_task
+
+Progress = Callable[[int], None]
+"""Called with the number of games each finished chunk played."""
+
+
+def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, Tally]]:
+    if jobs <= 1:
+        for task in tasks:
+            yield run_task(task)
+        return
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else None)
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(run_task, tasks)
+
+
+def _ray(tasks: Sequence[Task], address: str) -> Iterator[tuple[Task, Tally]]:
+    """The arena's approach: one remote call per chunk, results as they finish."""
+    ray: Any = importlib.import_module("ray")  # the optional extra gonuts[ray]
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(log_to_driver=False, include_dashboard=False)
+        started = True
+    try:
+        remote = ray.remote(run_task)
+        pending = [remote.remote(task) for task in tasks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                result: tuple[Task, Tally] = ray.get(ref)
+                yield result
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_tasks(
+    tasks: Sequence[Task],
+    *,
+    jobs: int = 1,
+    ray_address: str | None = None,
+    progress: Progress | None = None,
+) -> dict[tuple[int, tuple[str, ...]], Tally]:
+    """Play every task; one merged tally per (player count, variants)."""
+    source = _ray(tasks, ray_address) if ray_address is not None else _local(tasks, jobs)
+    finished: dict[Task, Tally] = {}
+    for task, tally in source:
+        finished[task] = tally
+        if progress is not None:
+            progress(task.count)
+    merged: dict[tuple[int, tuple[str, ...]], Tally] = {}
+    for task in tasks:  # merge in chunk order: the result does not depend on finishing order
+        key = (task.players, task.variants)
+        if key not in merged:
+            merged[key] = Tally(task.players)
+        merged[key].merge(finished[task])
+    return merged
