@@ -1,18 +1,39 @@
 # gonuts — two commands on a new machine: `make run` (the web app) and `make test` (the whole suite).
+#
+# Dependencies come from hashed lock files, one per purpose, resolved from PyPI alone for
+# Python 3.11, 3.12 and 3.13 (see requirements/README.md):
+#   requirements/run.txt       the engine, the CLI and the web server      (make run)
+#   requirements/test.txt      + dev tools, research, batch and ray extras  (make test)
+#   requirements/research.txt  research, batch, ray and train extras        (documented only)
+# One stamp per lock: `make run` then `make test` (or the reverse) upgrade the same .venv/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
+RUN_STAMP  := $(VENV)/.run-installed
+TEST_STAMP := $(VENV)/.test-installed
+# The uv that `make lock` uses (installed into a throwaway venv, never into .venv/).
+UV_VERSION ?= 0.13.9
 
-.PHONY: setup system-deps run play test lint typecheck unit bench screenshots lock clean
+.PHONY: setup setup-test system-deps run play test lint typecheck unit bench screenshots lock clean
 
-setup: $(STAMP)
+setup: $(RUN_STAMP)
+setup-test: $(TEST_STAMP)
 
-$(STAMP): requirements/lock.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/lock.txt
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): requirements/run.txt pyproject.toml | $(BIN)/python
+	@echo "gonuts: installing requirements/run.txt into $(VENV)/"
+	$(PIP) install --quiet --require-hashes -r requirements/run.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+$(TEST_STAMP): requirements/test.txt pyproject.toml | $(BIN)/python
+	@echo "gonuts: installing requirements/test.txt into $(VENV)/"
+	$(PIP) install --quiet --require-hashes -r requirements/test.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	touch $@
 
 run: setup
 	$(BIN)/gonuts serve
@@ -20,11 +41,11 @@ run: setup
 play: setup
 	$(BIN)/gonuts play --players 3 --humans 1
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check src tests examples
 	$(BIN)/ruff format --check src tests examples
 
-typecheck: setup
+typecheck: setup-test
 	$(BIN)/mypy
 
 # Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
@@ -34,7 +55,7 @@ system-deps:
 
 # The server tests run on SQLite and on PostgreSQL: GONUTS_TEST_PG_URL, or a local cluster
 # that scripts/start-postgres.sh installs (Debian's package), starts and prepares.
-unit: setup system-deps
+unit: setup-test system-deps
 	@url="$${GONUTS_TEST_PG_URL:-}"; [ -n "$$url" ] || url=$$(scripts/start-postgres.sh) || exit 1; \
 	  GONUTS_TEST_PG_URL="$$url" $(BIN)/pytest -n auto
 
@@ -44,15 +65,28 @@ bench: setup
 	$(BIN)/gonuts bench
 
 # Refresh the README's pictures (docs/screenshots/) from the browser tests.
-screenshots: setup system-deps
+screenshots: setup-test system-deps
 	GONUTS_SCREENSHOTS=1 $(BIN)/pytest -q tests/web/browser
 
-# Regenerate the lock file after changing dependencies in pyproject.toml.
+# Regenerate the locks after changing dependencies in pyproject.toml: a universal resolution
+# (every platform, Python 3.11 and newer) from PyPI alone. Pins already in a lock are kept
+# unless they must change; `make lock UPGRADE=--upgrade` moves everything to the newest.
+# The test lock is resolved first; the others are constrained to its versions where they
+# overlap, so one .venv/ can hold run and test without reinstalling anything.
+UV_COMPILE = $$tmp/bin/uv pip compile --quiet --no-config --universal --python-version 3.11 \
+  --fork-strategy fewest --generate-hashes --index-url https://pypi.org/simple --no-emit-index-url $(UPGRADE)
 lock:
-	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --no-emit-index-url \
-	  --no-emit-find-links --extra dev --extra research --extra train --extra ray --strip-extras -o requirements/lock.txt \
-	  pyproject.toml requirements/build.in
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  $(PYTHON) -m venv "$$tmp"; "$$tmp/bin/python" -m pip install --quiet uv==$(UV_VERSION); \
+	  echo "gonuts: requirements/test.txt"; \
+	  $(UV_COMPILE) --extra web --extra dev --extra research --extra batch --extra ray \
+	    -o requirements/test.txt pyproject.toml requirements/build.in; \
+	  echo "gonuts: requirements/run.txt"; \
+	  $(UV_COMPILE) --extra web -c requirements/test.txt \
+	    -o requirements/run.txt pyproject.toml requirements/build.in; \
+	  echo "gonuts: requirements/research.txt"; \
+	  $(UV_COMPILE) --extra research --extra batch --extra ray --extra train -c requirements/test.txt \
+	    -o requirements/research.txt pyproject.toml requirements/build.in
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -2,6 +2,10 @@
 
     .venv/bin/python examples/train_maskable_ppo.py --players 3 --timesteps 100000
 
+It needs the opt-in ``sb3`` extra and PyTorch, which no lock file installs: install PyTorch's
+CPU build as PyTorch's own install page describes, then ``pip install -e '.[sb3]'`` (README,
+"Extras"). Without them it says so in one line and exits with status 2.
+
 The agent plays a random seat of ``gonuts/GoNuts-v0`` against random bots, learning from the
 observation vector of :mod:`gonuts.envs.encoding` (rescaled) with the legal-action mask. It
 trains on the final score difference (``reward="score_diff"``, denser than the win share) and
@@ -12,17 +16,27 @@ the same seat on the same deals.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
-from sb3_contrib import MaskablePPO
-from sb3_contrib.common.wrappers import ActionMasker
 
 from gonuts.envs.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SLICES
 from gonuts.envs.gymnasium import GoNutsEnv
+
+try:  # opt-in: PyTorch is in no lock file (its CPU build comes from PyTorch's own index)
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+except ImportError as missing:
+    print(
+        f"train_maskable_ppo.py: {missing.name or 'a module'} is missing; this example needs "
+        "PyTorch's CPU build and the sb3 extra: pip install 'gonuts[sb3]' (see the README)",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 SCALE = 1.0 / np.minimum(np.maximum(OBS_HIGH, 1.0), 10.0)
 _a, _b = OBS_SLICES["scores"]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-import torch
-from sb3_contrib import MaskablePPO
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -34,12 +33,34 @@ def test_mcts_example() -> None:
     assert 0.0 <= share <= 1.0
 
 
+@pytest.mark.parametrize("blocked", ["torch", "sb3_contrib"])
+def test_training_example_without_its_extra(blocked: str) -> None:
+    """PyTorch is opt-in (in no lock): without it the example says what to install, in one line."""
+    script = (
+        f"import runpy, sys; sys.modules[{blocked!r}] = None; sys.argv = ['train']; "
+        f"runpy.run_path({str(EXAMPLES / 'train_maskable_ppo.py')!r}, run_name='__main__')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"{blocked} is missing" in lines[0] and "gonuts[sb3]" in lines[0]
+
+
 def test_training_example_smoke() -> None:
+    # Runs where the opt-in sb3 extra and PyTorch are installed (never by the locks).
+    torch = pytest.importorskip("torch", reason="PyTorch (the opt-in sb3 extra) is not installed")
+    sb3_contrib = pytest.importorskip("sb3_contrib", reason="the opt-in sb3 extra is not installed")
     train = load("train_maskable_ppo")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the example does: tiny nets are slower on several threads
     try:
-        model = MaskablePPO("MlpPolicy", train.make_env(3, "score_diff"), n_steps=64, batch_size=32)
+        model = sb3_contrib.MaskablePPO(
+            "MlpPolicy", train.make_env(3, "score_diff"), n_steps=64, batch_size=32
+        )
         model.learn(total_timesteps=64)
         assert 0.0 <= train.evaluate(model, 3, games=2, seed=0) <= 1.0
     finally:
