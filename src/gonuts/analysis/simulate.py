@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from gonuts import rules, scoring
 from gonuts.actions import PICK_BASE
@@ -95,6 +95,49 @@ class Tally:
             self.owned[k] += other.owned[k]
             self.owned_points[k] += other.owned_points[k]
             self.owned_wins[k] += other.owned_wins[k]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data (``tallies.json``), so runs can be merged and re-plotted later."""
+        return {
+            "players": self.players,
+            "games": self.games,
+            "rounds": {str(k): v for k, v in sorted(self.rounds.items())},
+            "scores": {str(k): v for k, v in sorted(self.scores.items())},
+            "winner_scores": {str(k): v for k, v in sorted(self.winner_scores.items())},
+            "seat_share": self.seat_share,
+            "seat_share_sq": self.seat_share_sq,
+            "taken": self.taken,
+            "contested": self.contested,
+            "owned": self.owned,
+            "owned_points": self.owned_points,
+            "owned_wins": self.owned_wins,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tally:
+        """The inverse of :meth:`to_dict`; KeyError, TypeError or ValueError if malformed."""
+        players = int(data["players"])
+        tally = cls(
+            players,
+            int(data["games"]),
+            Counter({int(k): int(v) for k, v in data["rounds"].items()}),
+            Counter({int(k): int(v) for k, v in data["scores"].items()}),
+            Counter({int(k): int(v) for k, v in data["winner_scores"].items()}),
+            [float(x) for x in data["seat_share"]],
+            [float(x) for x in data["seat_share_sq"]],
+            [int(x) for x in data["taken"]],
+            [int(x) for x in data["contested"]],
+            [int(x) for x in data["owned"]],
+            [int(x) for x in data["owned_points"]],
+            [float(x) for x in data["owned_wins"]],
+        )
+        sizes = (len(tally.seat_share), len(tally.seat_share_sq), len(tally.taken))
+        if sizes != (players, players, K) or not all(
+            len(x) == K
+            for x in (tally.contested, tally.owned, tally.owned_points, tally.owned_wins)
+        ):
+            raise ValueError("tally lists of the wrong length")
+        return tally
 
     def note_reveal(self, row: Sequence[int], picks: Sequence[int]) -> None:
         """Count the row cards a reveal hands out (one selector) or discards (several)."""
