@@ -134,7 +134,7 @@ def test_replay_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_main(["replay", str(RECORDS / "complete-4p.json"), "--log"], capsys)
     assert code == 0 and err == ""
     assert "Game over" in out and "Winner" in out and "Final scores" in out
-    assert "Selections revealed" in out
+    assert "Picks revealed" in out
 
 
 # -- bad records: status 2, one line on stderr, nothing on stdout ------------------------------
@@ -266,6 +266,8 @@ def test_play_against_random_bots_saves_a_record_that_replays(tmp_path: Path) ->
         "5",
         "--bot-seed",
         "1",
+        "--bots",
+        "random",
         "--save",
         str(path),
         stdin=answers,

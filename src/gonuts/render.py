@@ -1,13 +1,19 @@
-"""Rich renderables for the terminal: the row, collections, discard pile, scores.
+"""Rich renderables and wording for the terminal: the row, collections, discard pile, scores,
+the event log, hints and the card reference.
 
 Everything here draws from a :class:`~gonuts.view.PlayerView` (or a public view), so a screen
-can only show what its viewer may know.
+can only show what its viewer may know. Player names are always :class:`~rich.text.Text`,
+never markup, so a name like ``[red]x`` or ``a[/b]`` prints as typed. Seats are numbered
+from 0 everywhere, as in the record notation (``take glazed from 2`` takes from seat 2).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from rich import box
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -15,9 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from gonuts.actions import Action, Verb
-from gonuts.cards import KIND_BY_ID, KINDS
+from gonuts.cards import KIND_BY_ID, KINDS, CardKind
+from gonuts.events import Event, EventType
 from gonuts.scoring import ScoreBreakdown
 from gonuts.view import PlayerView
+
+if TYPE_CHECKING:
+    from gonuts.bots.hint import Hint
 
 # A colour per kind, suggesting the donut (terminal styles, readable on dark and light).
 KIND_STYLE: Mapping[str, str] = {
@@ -46,6 +56,51 @@ KIND_STYLE: Mapping[str, str] = {
     "strawberry_glazed": "bold #fc5a8d",
 }
 COLOUR_STYLE = {2: "green", 3: "magenta", 4: "purple", 5: "blue"}
+COLOUR_NAME = {2: "green", 3: "pink", 4: "purple", 5: "blue"}
+
+COMPACT_WIDTH = 100
+"""Below this many columns (or :data:`COMPACT_HEIGHT` lines) the row is one line per card."""
+COMPACT_HEIGHT = 32
+
+
+# -- words ------------------------------------------------------------------------------------
+
+
+def article(name: str) -> str:
+    """``"an"`` before a vowel sound (an Éclair, an Old Fashioned), else ``"a"``."""
+    letter = unicodedata.normalize("NFKD", name[:1])[:1].lower()
+    return "an" if letter in "aeiou" and letter else "a"
+
+
+def a_card(kind: str) -> str:
+    """``"an Éclair"``, ``"a Glazed"``."""
+    name = KIND_BY_ID[kind].name
+    return f"{article(name)} {name}"
+
+
+def points_text(card: CardKind) -> str:
+    """A card's scoring in words: ``"1 pt"``, ``"2 pts"``, ``"-2 pts"``, or its rule."""
+    plain = card.points.replace("−", "-")
+    if plain.lstrip("-").isdigit():
+        return f"{card.points} pt" if abs(int(plain)) == 1 else f"{card.points} pts"
+    return card.points
+
+
+def join_names(names: Sequence[str]) -> str:
+    """``"A"``, ``"A and B"``, ``"A, B and C"``."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def seat_label(names: Sequence[str], seat: int) -> Text:
+    """``"Ben (seat 1)"`` as text: the seat number the notation uses."""
+    text = Text(names[seat], style="bold")
+    text.append(f" (seat {seat})", style="dim")
+    return text
+
+
+# -- cards ------------------------------------------------------------------------------------
 
 
 def card_text(kind: str, *, star: bool = True) -> Text:
@@ -59,35 +114,99 @@ def card_text(kind: str, *, star: bool = True) -> Text:
 
 def card_panel(kind: str | None, position: int, *, mark: str = "") -> Panel:
     """One row card: name, points text, power text; the player-count colour as the border."""
+    title = Text(str(position), style="bold")
+    if mark:
+        title.append(mark)
     if kind is None:
-        return Panel(Text("(empty)", style="dim"), title=f"{position}", width=24, height=8)
+        return Panel(Text("(empty)", style="dim"), title=title, width=24, height=8)
     card = KIND_BY_ID[kind]
     body = Text()
     body.append_text(card_text(kind))
-    points = card.points.replace("−", "-")
-    body.append(
-        f"\n{card.points} pts" if points.lstrip("-").isdigit() else f"\n{card.points}", style="cyan"
-    )
+    body.append(f"\n{points_text(card)}", style="cyan")
     if card.power:
         body.append(f"\n{card.power}", style="italic")
-    dots = "•" * card.min_players
     return Panel(
         body,
-        title=f"[b]{position}[/b]{mark}",
-        subtitle=dots,
+        title=title,
+        subtitle=Text("•" * card.min_players),
         border_style=COLOUR_STYLE[card.min_players],
         width=24,
         height=8,
     )
 
 
-def row_renderable(view: PlayerView) -> RenderableType:
-    """The donut row, position 1 first, wrapping to the terminal's width."""
+def row_renderable(view: PlayerView, *, compact: bool = False) -> RenderableType:
+    """The donut row, position 1 first: boxes wrapping to the terminal's width, or (compact,
+    for small terminals) one line per card."""
+    mine = view.selections[view.seat] if view.seat is not None else None
+    if compact:
+        table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+        table.add_column("pos", justify="right", no_wrap=True)
+        table.add_column("card", no_wrap=True)
+        table.add_column("points", style="cyan", overflow="ellipsis", no_wrap=True)
+        table.add_column("dots", no_wrap=True)
+        for i, kind in enumerate(view.row):
+            pos = Text(str(i + 1), style="bold")
+            if mine == i + 1:
+                pos = Text("◀ " + str(i + 1), style="bold")
+            if kind is None:
+                table.add_row(pos, Text("(empty)", style="dim"), "", "")
+                continue
+            card = KIND_BY_ID[kind]
+            dots = Text("•" * card.min_players, style=COLOUR_STYLE[card.min_players])
+            table.add_row(pos, card_text(kind), points_text(card), dots)
+        return table
     cells = []
     for i, kind in enumerate(view.row):
-        mine = view.seat is not None and view.selections[view.seat] == i + 1
-        cells.append(card_panel(kind, i + 1, mark=" ◀ you" if mine else ""))
+        cells.append(card_panel(kind, i + 1, mark=" ◀ you" if mine == i + 1 else ""))
     return Columns(cells, padding=(0, 1))
+
+
+def card_reference(kind: str) -> RenderableType:
+    """Everything about one kind: count, colour, points and power (for ``? NAME``)."""
+    card = KIND_BY_ID[kind]
+    body = Text()
+    body.append_text(card_text(kind))
+    body.append(f"\nPoints: {points_text(card)}", style="cyan")
+    body.append(f"\nPower: {card.power}" if card.power else "\nNo power.")
+    body.append(
+        f"\nIn the deck from {card.min_players} players "
+        f"({COLOUR_NAME[card.min_players]}, {'•' * card.min_players}); "
+        f"{card.count} cards of this kind."
+    )
+    body.append(f"\nIn notation: {card.id}", style="dim")
+    return Panel(body, border_style=COLOUR_STYLE[card.min_players], expand=False)
+
+
+def find_kind(text: str) -> str | None:
+    """A card kind from its name or id as a person types it (``eclair``, ``Éclair``,
+    ``bear claw``); ``None`` when nothing or several kinds match."""
+
+    def fold(s: str) -> str:
+        s = unicodedata.normalize("NFKD", s.casefold())
+        return "".join(c for c in s if c.isalnum())
+
+    wanted = fold(text)
+    if not wanted:
+        return None
+    exact = [k.id for k in KINDS if wanted in (fold(k.id), fold(k.name))]
+    if exact:
+        return exact[0]
+    prefix = [k.id for k in KINDS if fold(k.name).startswith(wanted)]
+    return prefix[0] if len(prefix) == 1 else None
+
+
+LEGEND = (
+    "Row cards: the number is the position you type; ★ marks a power (it acts when you take "
+    "the card). The border colour and the dots say from how many players a card is in the "
+    "deck: green •• 2+, pink ••• 3+, purple •••• 4+, blue ••••• 5+.\n"
+    "Collections: … still choosing, ✓ has chosen (picks stay secret until everyone has "
+    "chosen), ◀ your pick. Seats are numbered from 0, as in the notation you may type "
+    "('take glazed from 2' takes a Glazed from seat 2)."
+)
+
+
+# -- the table --------------------------------------------------------------------------------
 
 
 def collection_text(collection: Mapping[str, int]) -> Text:
@@ -103,10 +222,17 @@ def collection_text(collection: Mapping[str, int]) -> Text:
     return text
 
 
-def players_table(view: PlayerView, names: Sequence[str] | None = None) -> Table:
-    names = names or view.players
-    table = Table(title="Collections", expand=True, title_justify="left")
-    table.add_column("Seat", no_wrap=True)
+def players_table(view: PlayerView, *, compact: bool = False) -> Table:
+    names = view.players
+    table = Table(
+        title=None if compact else "Collections",
+        expand=True,
+        title_justify="left",
+        box=None if compact else box.HEAVY_HEAD,
+        pad_edge=not compact,
+        padding=(0, 1),
+    )
+    table.add_column("Seat", no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column("Cards", justify="right")
     table.add_column("Collection", ratio=1)
     table.add_column("Score", justify="right")
@@ -115,7 +241,8 @@ def players_table(view: PlayerView, names: Sequence[str] | None = None) -> Table
         pick = view.selections[p]
         waiting = p in view.waiting_for
         status = str(pick) if pick is not None else ("…" if waiting else "✓")
-        label = Text(name, style="bold" if p == view.seat else "")
+        label = Text(f"{p} ", style="dim")
+        label.append(name, style="bold" if p == view.seat else "")
         if p in view.winners:
             label.append(" 🏆")
         table.add_row(
@@ -146,16 +273,27 @@ def discard_text(view: PlayerView, limit: int = 8) -> Text:
     return text
 
 
-def table_renderable(view: PlayerView, *, title: str | None = None) -> RenderableType:
-    """The whole table as ``view.seat`` sees it."""
+def table_renderable(
+    view: PlayerView, *, title: str | Text | None = None, compact: bool = False
+) -> RenderableType:
+    """The whole table as ``view.seat`` sees it (``compact``: for small terminals)."""
     head = Text()
-    head.append(title or f"Go Nuts for Donuts — round {view.round}", style="bold")
+    if isinstance(title, Text):
+        head.append_text(title)
+    else:
+        head.append(title or f"Go Nuts for Donuts — round {view.round}", style="bold")
     head.append(f"   Deck: {view.deck_size} cards", style="cyan")
     if view.known_deck_top:
         head.append("   (you know the top card: ")
         head.append_text(card_text(view.known_deck_top, star=False))
         head.append(")")
-    return Group(head, row_renderable(view), discard_text(view), players_table(view))
+    limit = 4 if compact else 8
+    return Group(
+        head,
+        row_renderable(view, compact=compact),
+        discard_text(view, limit),
+        players_table(view, compact=compact),
+    )
 
 
 def breakdown_table(
@@ -174,7 +312,8 @@ def breakdown_table(
             lines.append_text(card_text(line.kind, star=False))
             lines.append(f" ×{line.count}: {line.points:+d}  ", style="")
             lines.append(line.reason, style="dim")
-        name = Text(names[b.player], style="bold")
+        name = Text(f"{b.player} ", style="dim")
+        name.append(names[b.player], style="bold")
         if b.player in winners:
             name.append(" 🏆 winner", style="yellow")
         table.add_row(
@@ -183,10 +322,21 @@ def breakdown_table(
     return table
 
 
+def winners_text(names: Sequence[str], winners: Sequence[int]) -> Text:
+    """``"Ana wins!"`` or ``"Ana and Ben share the victory!"`` (names as text)."""
+    who = join_names([names[p] for p in winners])
+    verb = " share the victory!" if len(winners) > 1 else " wins!"
+    return Text(who + verb, style="bold yellow")
+
+
+# -- actions and events -----------------------------------------------------------------------
+
+
 def describe_action(action: Action, names: Sequence[str]) -> str:
-    """Words for an action, for menus ("Take a Glazed from Ben")."""
-    kind = KIND_BY_ID[action.kind].name if action.kind else ""
-    seat = names[action.seat] if action.seat is not None else ""
+    """Words for an action, for menus ("Take a Glazed from Ben (seat 1)")."""
+    kind = a_card(action.kind) if action.kind else ""
+    the = KIND_BY_ID[action.kind].name if action.kind else ""
+    seat = f"{names[action.seat]} (seat {action.seat})" if action.seat is not None else ""
     verb = action.verb
     if verb is Verb.PICK:
         return f"Pick position {action.position}"
@@ -195,15 +345,104 @@ def describe_action(action: Action, names: Sequence[str]) -> str:
     if verb is Verb.STOP:
         return "Stop"
     if verb is Verb.KEEP:
-        return f"Keep the {kind}"
+        return f"Keep the {the}"
     if verb is Verb.TAKE:
-        return f"Take a {kind} from the discard pile"
+        return f"Take {kind} from the discard pile"
     if verb is Verb.TAKE_FROM:
-        return f"Take a {kind} from {seat}"
+        return f"Take {kind} from {seat}"
     if verb is Verb.GIVE:
-        return f"Give a {kind} to {seat}"
+        return f"Give {kind} to {seat}"
     if verb is Verb.PASS:
-        return f"Pass a {kind} to the left"
+        return f"Pass {kind} to the left"
     if verb is Verb.DISCARD:
-        return f"Discard your {kind}"
-    return f"Discard {seat}'s {kind}"
+        return f"Discard your {the}"
+    return f"Discard {seat}'s {the}"
+
+
+def describe_event(event: Event, names: Sequence[str]) -> Text:
+    """One line of the game log, as text (names never parsed as markup). The power that
+    caused an event is named once, at the start."""
+    who = names[event.player] if event.player is not None else ""
+    other = names[event.other] if event.other is not None else ""
+    card = a_card(event.card) if event.card else ""
+    the = KIND_BY_ID[event.card].name if event.card else ""
+    src = KIND_BY_ID[event.source].name if event.source else ""
+    by = f"{src}: " if src else ""
+    t = event.type
+    if t is EventType.ROUND_STARTED:
+        return Text(f"Round {event.round} begins.", style="bold")
+    if t is EventType.SELECTIONS_REVEALED:
+        picks = ", ".join(f"{names[i]} {p}" for i, p in enumerate(event.positions))
+        return Text(f"Picks revealed: {picks}.")
+    if t is EventType.CARD_TAKEN:
+        return Text(f"{who} takes the {the} from position {event.position}.")
+    if t is EventType.CARD_CONTESTED:
+        who_all = join_names([names[i] for i in event.players])
+        return Text(
+            f"{who_all} chose position {event.position}: nobody gets the {the}; it is discarded."
+        )
+    if t is EventType.CARD_DRAWN:
+        return Text(f"{by}{who} draws {card} from the deck.")
+    if t is EventType.CARD_PUT_BACK:
+        return Text(f"{by}{who} puts {card} back on top of the deck (only {who} knows).")
+    if t is EventType.TOOK_FROM_DISCARD:
+        return Text(f"{by}{who} takes {card} from the discard pile.")
+    if t is EventType.ROW_CARD_DISCARDED:
+        return Text(f"{by}{who} discards the {the} at position {event.position}.")
+    if t is EventType.CARD_DISCARDED:
+        owner = "their own" if event.other == event.player else f"{other}'s"
+        return Text(f"{by}{who} discards {owner} {the}.")
+    if t is EventType.CARD_MOVED:
+        return Text(f"{by}{card[0].upper()}{card[1:]} moves from {who} to {other}.")
+    if t is EventType.POWER_FIZZLED:
+        return Text(f"{who}'s {src} has nothing to do.")
+    if t is EventType.ROW_REFILLED:
+        filled = ", ".join(
+            f"{p}: {KIND_BY_ID[c].name}"
+            for p, c in zip(event.positions, event.cards, strict=True)
+            if c is not None
+        )
+        return Text(f"The row is refilled ({filled}).")
+    scores = ", ".join(f"{names[i]} {s}" for i, s in enumerate(event.scores))
+    won = join_names([names[i] for i in event.players])
+    return Text(f"Game over. Scores: {scores}. Winner: {won}.", style="bold")
+
+
+# -- hints ------------------------------------------------------------------------------------
+
+
+def hint_table(result: Hint, names: Sequence[str]) -> RenderableType:
+    """The search's estimate of every legal action, the recommendation, and why it is not
+    the highest win probability when it is not."""
+    title = Text("Hint for ")
+    title.append_text(seat_label(names, result.seat))
+    title.append(f": {result.iterations} simulations")
+    table = Table(title=title)
+    table.add_column("action")
+    table.add_column("win probability", justify="right")
+    table.add_column("expected score", justify="right")
+    table.add_column("simulations", justify="right")
+    if result.simultaneous:
+        table.add_column("play it", justify="right")
+    for e in result.estimates:
+        action = Text(e.action.notation)
+        if e.action is result.recommended:
+            action.append(" ★ recommended", style="yellow")
+        row: list[RenderableType] = [
+            action,
+            f"{e.win_probability:.1%}",
+            f"{e.expected_score:.1f}",
+            str(e.visits),
+        ]
+        if result.simultaneous:
+            row.append(f"{e.probability:.0%}")
+        table.add_row(*row)
+    parts: list[RenderableType] = [table]
+    recommended = Text("Recommended: ", style="bold")
+    recommended.append(
+        f"{result.recommended.notation} ({describe_action(result.recommended, names)})"
+    )
+    parts.append(recommended)
+    if result.explanation:
+        parts.append(Text(result.explanation, style="italic"))
+    return Group(*parts)

@@ -37,6 +37,35 @@ class Hint:
     def legal(self) -> tuple[Action, ...]:
         return tuple(e.action for e in self.estimates)
 
+    @property
+    def highest_win_probability(self) -> Action:
+        """The action with the highest estimated win probability (first on ties, so the
+        recommendation when it ties)."""
+        return max(self.estimates, key=lambda e: e.win_probability).action
+
+    @property
+    def explanation(self) -> str | None:
+        """Why the recommendation is not the action with the highest estimated win
+        probability, or ``None`` when it is."""
+        best = self.highest_win_probability
+        if best is self.recommended:
+            return None
+        first = self.estimates[0]
+        top = next(e for e in self.estimates if e.action is best)
+        if self.simultaneous:
+            return (
+                f"Everyone chooses at once here, so the search plays a mixed strategy: it "
+                f"plays {first.action.notation} {first.probability:.0%} of the time, more "
+                f"often than {best.notation} ({top.probability:.0%}), whose "
+                f"{top.win_probability:.1%} estimate would drop if you always chose it "
+                f"and the others expected that. Any action with a share is a good choice."
+            )
+        return (
+            f"{best.notation} has the highest estimate ({top.win_probability:.1%}) but over "
+            f"fewer simulations ({top.visits} against {first.visits}); the search trusts the "
+            f"more explored {first.action.notation}."
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready object (for the web app and ``gonuts hint --json``)."""
         return {
@@ -45,6 +74,8 @@ class Hint:
             "iterations": self.iterations,
             "seconds": round(self.seconds, 3),
             "simultaneous": self.simultaneous,
+            "highest_win_probability": self.highest_win_probability.notation,
+            "explanation": self.explanation,
             "actions": [
                 {
                     "action": e.action.notation,

@@ -1,54 +1,94 @@
-"""The ``gonuts`` command: ``play``, ``replay`` and ``bench``.
+"""The ``gonuts`` command: play, replay, hint, arena, bench, serve, loadtest, completion.
 
-Each subcommand lives in its own module with ``register(subparsers)``; errors the user can
-cause end with a one-line message and a status code, never a traceback.
+Each subcommand lives in its own module (listed in :data:`COMMANDS`) with
+``register(subparsers)``; a module imports its heavy or optional dependencies only inside its
+handler, so the core install (rich, shtab) runs every command it can, and a command whose
+optional extra is missing says which one in one line. Errors the user can cause end with one
+line ``gonuts CMD: message`` on stderr and a status code, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from gonuts import __version__
-from gonuts.cli import arena, bench, hint, loadtest, play, replay, serve
+from gonuts.cli.errors import GonutsParser, missing_extra, plain_terminal_fallbacks
 
 Handler = Callable[[argparse.Namespace], int]
 
+COMMANDS: Final = (
+    "play",
+    "replay",
+    "hint",
+    "arena",
+    "analyze",
+    "bench",
+    "serve",
+    "loadtest",
+    "completion",
+)
+"""The subcommands' modules under ``gonuts.cli``, in the order ``gonuts --help`` lists them."""
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = GonutsParser(
         prog="gonuts",
-        description="Go Nuts for Donuts: play, replay records, benchmark the engine.",
+        description="Go Nuts for Donuts: play in the terminal or the browser, replay and "
+        "analyse records, pit bots against each other, benchmark the engine.",
+        epilog="Run 'gonuts COMMAND --help' for a command's options. Shell completion: "
+        "'gonuts completion bash|zsh|fish' (see docs/cli.md).",
     )
     parser.add_argument("--version", action="version", version=f"gonuts {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (play, replay, bench, arena, hint, serve, loadtest):
-        module.register(sub)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=GonutsParser
+    )
+    for name in COMMANDS:
+        importlib.import_module(f"gonuts.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    plain_terminal_fallbacks()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already reported
+        return exc.code if isinstance(exc.code, int) else 2
     handler: Handler = args.handler
+    command = args.command
     try:
         return handler(args)
     except KeyboardInterrupt:
-        print("\ngonuts: interrupted", file=sys.stderr)
+        print(f"\ngonuts {command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _quiet_broken_pipe()
         return 0
     except Exception as exc:  # the last line of defence: no traceback for users
         if os.environ.get("GONUTS_DEBUG"):
             raise
+        if isinstance(exc, ImportError) and (code := missing_extra(command, exc)) is not None:
+            return code
         print(
-            f"gonuts: internal error: {type(exc).__name__}: {exc} "
+            f"gonuts {command}: internal error: {type(exc).__name__}: {exc} "
             "(set GONUTS_DEBUG=1 for details; please report it)",
             file=sys.stderr,
         )
         return 1
+
+
+def _quiet_broken_pipe() -> None:
+    """``gonuts … | head``: the reader left; send what is left of stdout nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

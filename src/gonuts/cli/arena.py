@@ -6,6 +6,7 @@ import argparse
 import importlib
 import json
 import multiprocessing
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -14,10 +15,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from gonuts.bots.arena import BotSummary, GameResult, play_game, summarize
 from gonuts.bots.base import make_bot
 from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
+from gonuts.cli.completion import dir_argument, file_argument
+from gonuts.cli.errors import fail as _fail
+from gonuts.cli.errors import missing_extra, positive_int
 
 EXIT_USAGE = 2
 
@@ -28,21 +33,30 @@ def register(sub: Any) -> None:
         help="play bots against each other and rate them",
         description="Play --games games between bots. Seats rotate so that every bot plays "
         "every seat equally often (use a multiple of --players games). Prints per bot: games, "
-        "win share (shared victories split), mean score ± 95%% CI, mean rank and a "
-        "Bradley–Terry rating (Elo scale) with a bootstrap 95%% interval.",
+        "win share (shared victories split), mean score ± 95% CI, mean rank, a "
+        "Bradley–Terry rating (Elo scale) with a bootstrap 95% interval and the mean seconds "
+        "per decision. Ctrl-C stops early and prints the summary of the games finished.",
     )
-    p.add_argument("--players", type=int, required=True, help="players per game, 2–6")
+    p.add_argument("--players", type=positive_int, required=True, help="players per game, 2–6")
     p.add_argument(
         "--bots",
         required=True,
         help="comma-separated bot names, one per seat (or one for every seat), e.g. "
         "mcts,greedy,greedy,greedy; budgets: mcts:500 (iterations) or mcts:0.5s",
     )
-    p.add_argument("--games", type=int, required=True, help="number of games")
+    p.add_argument("--games", type=positive_int, required=True, help="number of games")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--save", metavar="DIR", help="write every game as a record into DIR")
-    p.add_argument("--json", metavar="FILE", help="write the results as JSON ('-': stdout)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    dir_argument(
+        p.add_argument("--save", metavar="DIR", help="write every game as a record into DIR")
+    )
+    file_argument(
+        p.add_argument(
+            "--json",
+            metavar="FILE",
+            help="write the results as JSON ('-': stdout, and the table goes to stderr)",
+        )
+    )
     p.add_argument(
         "--ray",
         nargs="?",
@@ -57,8 +71,7 @@ def register(sub: Any) -> None:
 
 
 def fail(message: str) -> int:
-    print(f"gonuts arena: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return _fail("arena", message, EXIT_USAGE)
 
 
 def parse_bots(text: str, players: int) -> list[str]:
@@ -88,8 +101,14 @@ def run_local(
             yield _play(task)
         return
     ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else None)
-    with ctx.Pool(jobs) as pool:
+    with ctx.Pool(jobs, initializer=_ignore_interrupts) as pool:
         yield from pool.imap_unordered(_play, tasks)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them and summarizes (no traceback
+    from every worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_ray(
@@ -139,18 +158,32 @@ def run(args: argparse.Namespace) -> int:
     if args.ray is not None:
         try:
             importlib.import_module("ray")
-        except ImportError:
-            return fail("--ray needs Ray: pip install 'gonuts[ray]'")
+        except ImportError as exc:
+            code = missing_extra("arena", exc)
+            return code if code is not None else fail("--ray: Ray cannot be imported")
         source = run_ray(bots, args.games, args.seed, save_dir is not None, args.ray)
     else:
         source = run_local(bots, args.games, args.seed, save_dir is not None, args.jobs)
     console = Console(stderr=True, highlight=False)
-    results = collect(source, args.games, console, quiet=args.quiet, save_dir=save_dir)
+    interrupted: list[bool] = []
+    results = collect(
+        source, args.games, console, quiet=args.quiet, save_dir=save_dir, interrupted=interrupted
+    )
     if results is None:
         return 1
+    if interrupted:
+        console.print(
+            f"gonuts arena: interrupted after {len(results)} of {args.games} games; "
+            "the summary covers the games finished",
+            markup=False,
+        )
+        if not results:
+            return 130
     results.sort(key=lambda r: r.index)
     summary = summarize(results, bots, seed=args.seed)
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    to_stdout = args.json != "-"
+    stream = sys.stdout if to_stdout else sys.stderr
+    out = Console(file=stream, highlight=False, width=None if stream.isatty() else 120)
     out.print(summary_table(summary, n, len(results)))
     if args.json:
         payload = to_json(n, results, summary, args.seed, bots)
@@ -161,9 +194,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 Path(args.json).write_text(text, encoding="utf-8")
             except OSError as exc:
-                print(f"gonuts arena: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
-                return 1
-    return 0
+                return _fail("arena", f"cannot write {args.json}: {exc.strerror}", 1)
+    return 130 if interrupted else 0
 
 
 def collect(
@@ -173,7 +205,10 @@ def collect(
     *,
     quiet: bool,
     save_dir: Path | None,
+    interrupted: list[bool] | None = None,
 ) -> list[GameResult] | None:
+    """The games' results as they finish, saving each record; ``None`` if a record cannot be
+    saved. Ctrl-C stops early: the games finished so far, and ``interrupted`` gets a mark."""
     results: list[GameResult] = []
     progress = Progress(
         TextColumn("[bold]arena"),
@@ -194,9 +229,16 @@ def collect(
                 write(result)
                 results.append(result)
                 progress.advance(task)
+    except KeyboardInterrupt:
+        if interrupted is not None:
+            interrupted.append(True)
     except OSError as exc:
-        print(f"gonuts arena: cannot save a record: {exc}", file=sys.stderr)
+        _fail("arena", f"cannot save a record: {exc}", 1)
         return None
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
     return results
 
 
@@ -206,13 +248,13 @@ def _save(directory: Path, result: GameResult) -> None:
 
 
 def summary_table(summary: Sequence[BotSummary], players: int, games: int) -> Table:
-    table = Table(title=f"Arena: {games} games, {players} players")
+    table = Table(title=Text(f"Arena: {games} games, {players} players"))
     for column in ("bot", "games", "win share", "mean score (95% CI)", "mean rank", "rating"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     table.add_column("s/decision", justify="right")
     for s in summary:
         table.add_row(
-            s.name,
+            Text(s.name),
             str(s.games),
             f"{s.win_share:.1%} ± {(s.win_share_ci[1] - s.win_share_ci[0]) / 2:.1%}",
             f"{s.mean_score:.1f} ({s.mean_score_ci[0]:.1f}–{s.mean_score_ci[1]:.1f})",

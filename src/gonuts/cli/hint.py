@@ -8,13 +8,16 @@ import sys
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from gonuts.bots.base import parse_budget
-from gonuts.bots.hint import DEFAULT_ITERATIONS, Hint, hint
+from gonuts.bots.hint import DEFAULT_ITERATIONS, hint
+from gonuts.cli.completion import file_argument
+from gonuts.cli.errors import fail as _fail
+from gonuts.cli.errors import nonnegative_int
 from gonuts.cli.replay import read_source
 from gonuts.errors import RecordError
 from gonuts.record import Record
+from gonuts.render import hint_table
 
 EXIT_USAGE = 2
 
@@ -26,10 +29,18 @@ def register(sub: Any) -> None:
         description="Replay a gonuts-record/1 file (or - for standard input) and search the "
         "decision that --player faces at its end, using only what that player may know. Prints "
         "every legal action with its estimated win probability and expected final score, and "
-        "the recommended action.",
+        "the recommended action. At a simultaneous choice (the picks, Cinnamon Twist) the search "
+        "plays a mixed strategy, so its recommendation need not be the highest win probability; "
+        "the output then says why.",
     )
-    p.add_argument("file", help="record file, or - for standard input")
-    p.add_argument("--player", type=int, required=True, metavar="S", help="seat index (0-based)")
+    file_argument(p.add_argument("file", help="record file, or - for standard input"))
+    p.add_argument(
+        "--player",
+        type=nonnegative_int,
+        required=True,
+        metavar="S",
+        help="seat number, from 0 as in the record notation",
+    )
     p.add_argument(
         "--budget",
         default=str(DEFAULT_ITERATIONS),
@@ -41,8 +52,7 @@ def register(sub: Any) -> None:
 
 
 def fail(message: str) -> int:
-    print(f"gonuts hint: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return _fail("hint", message)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,25 +78,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
         return 0
-    Console(highlight=False).print(hint_table(result, game.players[args.player]))
+    Console(highlight=False).print(hint_table(result, game.players))
     return 0
-
-
-def hint_table(result: Hint, name: str) -> Table:
-    table = Table(
-        title=f"Hint for {name} (seat {result.seat}): {result.iterations} simulations",
-        caption=f"Recommended: {result.recommended}",
-    )
-    table.add_column("action")
-    table.add_column("win probability", justify="right")
-    table.add_column("expected score", justify="right")
-    table.add_column("simulations", justify="right")
-    for e in result.estimates:
-        mark = " ★" if e.action is result.recommended else ""
-        table.add_row(
-            f"{e.action}{mark}",
-            f"{e.win_probability:.1%}",
-            f"{e.expected_score:.1f}",
-            str(e.visits),
-        )
-    return table

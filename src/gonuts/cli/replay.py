@@ -8,10 +8,15 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.rule import Rule
+from rich.text import Text
 
+from gonuts.cli.completion import file_argument
+from gonuts.cli.errors import fail as _fail
+from gonuts.cli.errors import nonnegative_int
 from gonuts.errors import RecordError
 from gonuts.record import Record, replay_summary
-from gonuts.render import breakdown_table, table_renderable
+from gonuts.render import breakdown_table, describe_event, join_names, table_renderable
 
 EXIT_BAD_RECORD = 2
 
@@ -23,10 +28,15 @@ def register(sub: Any) -> None:
         description="Apply a gonuts-record/1 file (or - for standard input) and print the "
         "state it reaches. A bad record exits with status 2 and one line on stderr.",
     )
-    p.add_argument("file", help="record file, or - for standard input")
+    file_argument(p.add_argument("file", help="record file, or - for standard input"))
     p.add_argument("--json", action="store_true", help="print the RECORD.md JSON object")
     p.add_argument("--log", action="store_true", help="also print the event log")
-    p.add_argument("--upto", type=int, metavar="N", help="replay only the first N actions")
+    p.add_argument(
+        "--upto",
+        type=nonnegative_int,
+        metavar="N",
+        help="replay only the first N actions (0 to the record's length; default: all)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -48,6 +58,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("invalid JSON: the file is not UTF-8 text")
     try:
         record = Record.from_json(text)
+    except RecordError as exc:
+        return fail(str(exc))
+    if args.upto is not None and args.upto > len(record.actions):
+        return fail(f"--upto {args.upto}: the record has only {len(record.actions)} actions")
+    try:
         game = record.replay(upto=args.upto)
     except RecordError as exc:
         return fail(str(exc))
@@ -56,23 +71,29 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console(highlight=False)
     view = game.public_view()
-    title = f"{', '.join(game.players)} — {len(record.actions)} actions, round {game.round}"
+    shown = len(record.actions) if args.upto is None else args.upto
+    title = Text(", ".join(game.players), style="bold")
+    title.append(f" — {shown} actions, round {game.round}")
     console.print(table_renderable(view, title=title))
     if game.is_over:
         console.print(breakdown_table(game.players, game.score_breakdown(), game.winner_seats))
-        names = " and ".join(game.players[p] for p in game.winner_seats)
-        console.print(f"[bold]Game over.[/bold] Winner: [yellow]{names}[/yellow]")
+        line = Text("Game over. ", style="bold")
+        line.append("Winner: ")
+        line.append(join_names([game.players[p] for p in game.winner_seats]), style="yellow")
+        console.print(line)
     else:
         for p in game.to_act:
             legal = ", ".join(str(a) for a in game.legal_actions(p))
-            console.print(f"Waiting for [bold]{game.players[p]}[/bold] (seat {p}): {legal}")
+            line = Text("Waiting for ")
+            line.append(game.players[p], style="bold")
+            line.append(f" (seat {p}): {legal}")
+            console.print(line)
     if args.log:
-        console.rule("Event log")
+        console.print(Rule("Event log"))
         for event in view.events:
-            console.print(event.describe(game.players))
+            console.print(describe_event(event, game.players))
     return 0
 
 
 def fail(message: str) -> int:
-    print(f"gonuts replay: {message}", file=sys.stderr)
-    return EXIT_BAD_RECORD
+    return _fail("replay", message, EXIT_BAD_RECORD)
