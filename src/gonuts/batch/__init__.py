@@ -1,0 +1,165 @@
+"""The whole game as one JAX program: B games at once, exact to the rules engine.
+
+Install the ``batch`` extra (JAX). Every function takes and returns a :class:`State` whose
+arrays carry a leading batch axis ``B``; the number of players is a static shape, so each
+player count compiles once (per batch size). Action ids are those of :mod:`gonuts.actions`
+(absolute seats); the observation is the one of :mod:`gonuts.envs.encoding`.
+
+>>> import jax
+>>> from gonuts import batch
+>>> s = batch.new(3, key=jax.random.key(0), size=4)
+>>> batch.legal(s).shape
+(4, 3, 521)
+
+* :func:`new` deals games; :func:`legal` lists legal actions; :func:`step` applies one
+  decision per seat (``-1``: none) and runs every game to its next real decision, applying
+  forced decisions (a single legal action) itself, as the rules engine does;
+* :func:`done`, :func:`scores`, :func:`winners`, :func:`observe`, :func:`summary` read it.
+
+See ``docs/batch.md`` for the state layout and the phase machine (:mod:`gonuts.batch.core`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gonuts.actions import ACTIONS, NUM_ACTIONS
+from gonuts.batch import core
+from gonuts.batch.core import State
+from gonuts.cards import KIND_IDS, canonical_deck, check_player_count
+from gonuts.envs.encoding import OBS_SIZE
+
+__all__ = [
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+    "State",
+    "done",
+    "legal",
+    "new",
+    "observe",
+    "scores",
+    "step",
+    "summary",
+    "winners",
+]
+
+
+@partial(jax.jit, static_argnums=0)
+def _new_from_decks(players: int, decks: jax.Array) -> State:
+    return jax.vmap(lambda d: core.initial(d, players))(decks)
+
+
+@partial(jax.jit, static_argnums=(0, 2))
+def _new_random(players: int, key: jax.Array, size: int) -> State:
+    deck = jnp.asarray(canonical_deck(players), jnp.int32)
+    keys = jax.random.split(key, size)
+    decks = jax.vmap(lambda k: jax.random.permutation(k, deck))(keys)
+    return jax.vmap(lambda d: core.initial(d, players))(decks)
+
+
+def new(
+    players: int,
+    decks: Any = None,
+    *,
+    key: jax.Array | None = None,
+    size: int | None = None,
+) -> State:
+    """Deal games: from ``decks`` (int ``[B, deck_len]``, kind ids top first) or, with
+    ``key`` and ``size``, from ``size`` random shuffles."""
+    check_player_count(players)
+    length = len(canonical_deck(players))
+    if decks is not None:
+        arr = jnp.asarray(decks, jnp.int32)
+        if arr.ndim != 2 or arr.shape[1] != length:
+            raise ValueError(f"decks must be [B, {length}] for {players} players")
+        return _new_from_decks(players, arr)
+    if key is None or size is None or size < 1:
+        raise ValueError("give decks, or a key and a size of at least 1")
+    return _new_random(players, key, size)
+
+
+legal = jax.jit(jax.vmap(core.legal))
+"""``[B, players, NUM_ACTIONS]`` bool: each seat's legal actions (engine ids)."""
+
+step = jax.jit(jax.vmap(core.step))
+"""Apply ``actions`` (int ``[B, players]``, ``-1`` for a seat that does not act; an action
+that is not legal is ignored like ``-1``) and run each game to its next decision.
+
+In a simultaneous phase (selection, Cinnamon Twist passes) the seats may act in one step or
+over several; the phase is carried out once the last choice arrives."""
+
+done = jax.jit(jax.vmap(lambda s: s.phase == core.OVER))
+"""``[B]`` bool: the game is over."""
+
+scores = jax.jit(jax.vmap(lambda s: core.scores(s.coll)))
+"""``[B, players]`` end-game scores of the collections as they are now."""
+
+winners = jax.jit(jax.vmap(lambda s: s.winners))
+"""``[B, players]`` bool: the winners (all false until the game is over)."""
+
+_observe = jax.jit(jax.vmap(core.observe))
+
+
+def observe(state: State, seat: Any) -> jax.Array:
+    """``[B, OBS_SIZE]`` float32: each game's observation from ``seat`` (an int, or int
+    ``[B]`` for one seat per game), as :func:`gonuts.envs.encoding.encode_observation`."""
+    size = state.phase.shape[0]
+    seats = jnp.broadcast_to(jnp.asarray(seat, jnp.int32), (size,))
+    return _observe(state, seats)
+
+
+def game(state: State, b: int) -> State:
+    """Game ``b`` of a batch, as a batch of one."""
+    return jax.tree.map(lambda x: x[b : b + 1], state)
+
+
+def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[str, Any]:
+    """Game ``b`` as the object ``gonuts replay --json`` prints (RECORD.md), exactly.
+
+    ``players`` names the seats (default: the rules engine's ``Player 1``, … names).
+    """
+    one = game(state, b)
+    s = jax.tree.map(lambda x: np.asarray(x)[0], one)
+    mask = np.asarray(legal(one))[0]
+    return summary_from_arrays(s, mask, players)
+
+
+def summary_from_arrays(
+    s: State, mask: np.ndarray[Any, Any], players: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """:func:`summary` of one game already on the host (numpy fields, no batch axis)."""
+    n = int(s.picks.shape[0])
+    names = [f"Player {i + 1}" for i in range(n)] if players is None else list(players)
+    if len(names) != n:
+        raise ValueError(f"{len(names)} names for {n} players")
+    over = int(s.phase) == core.OVER
+    coll = s.coll
+    kinds = range(len(KIND_IDS))
+    to_act = np.asarray(core_to_act(s))
+    return {
+        "players": names,
+        "round": int(s.round),
+        "over": over,
+        "row": [KIND_IDS[c] if c >= 0 else None for c in s.row.tolist()],
+        "deck_size": int(s.deck.shape[0] - s.top),
+        "discard": [KIND_IDS[c] for c in s.pile[: int(s.pile_len)].tolist()],
+        "collections": [{KIND_IDS[k]: int(coll[p, k]) for k in kinds if coll[p, k]} for p in range(n)],
+        "scores": [int(x) for x in np.asarray(core.scores(jnp.asarray(coll)))],
+        "winners": [p for p in range(n) if s.winners[p]] if over else [],
+        "to_act": [
+            {"player": p, "legal": sorted(ACTIONS[i].notation for i in np.flatnonzero(mask[p]))}
+            for p in range(n)
+            if to_act[p]
+        ],
+    }
+
+
+def core_to_act(s: State) -> np.ndarray[Any, Any]:
+    """Seats that must act in one host-side game (numpy)."""
+    return np.asarray(core.to_act(jax.tree.map(jnp.asarray, s)))
