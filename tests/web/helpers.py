@@ -73,14 +73,18 @@ def receive_until(ws: Any, kind: str, log: list[dict[str, Any]] | None = None) -
 
 
 class Inbox:
-    """A WebSocket stand-in (a :class:`~gonuts.server.service.Conn`'s sender) that keeps what
+    """A WebSocket stand-in (a :class:`~gonuts.server.live.Conn`'s sender) that keeps what
     it is sent."""
 
     def __init__(self) -> None:
         self.messages: list[dict[str, Any]] = []
+        self.closed: int | None = None
 
     async def send_text(self, data: str) -> None:
         self.messages.append(json.loads(data))
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = code
 
     def versions(self) -> list[int]:
         return [int(m["version"]) for m in self.messages if m["type"] == "state"]

@@ -15,7 +15,10 @@ import random
 from typing import Any
 
 from gonuts.game import Game
-from gonuts.server.service import Conn, LiveTable, Service, event_json, view_json
+from gonuts.server.live import Conn, LiveTable
+from gonuts.server.messages import event_json, view_json
+from gonuts.server.service import Service
+from gonuts.server.store import TableStore
 from web.helpers import Inbox
 
 
@@ -46,7 +49,8 @@ def fresh_messages_agree(table: LiveTable, conn: Conn, inbox: Inbox) -> int:
 
 def test_broadcast_states_equal_fresh_views(db_url: str) -> None:
     async def main() -> None:
-        svc = Service(db_url, bot_delay=0)
+        svc = Service(TableStore(db_url), bot_delay=0)
+        await svc.start()
         try:
             seats = [("human", None), ("human", None), ("human", None), ("bot", "easy")]
             table, _, _ = await svc.create_table(seats, "Ana", "en")

@@ -22,15 +22,12 @@ from starlette.testclient import TestClient
 
 from gonuts.server import create_app
 from gonuts.server.db import make_engine
+from gonuts.server.errors import ErrorCode
 from gonuts.server.limits import Limits
 from web.helpers import create, hello, receive_until, wait_until
 from web.test_ws import play_to_end
 
-ERROR_CODES = {
-    "malformed", "too_large", "unknown_table", "unknown_language", "bad_token", "table_full",
-    "not_started", "not_finished", "not_your_turn", "illegal", "game_over", "bad_action",
-    "bad_record", "spectator", "rate_limited", "too_many_tables", "not_found", "http_error",
-}  # fmt: skip
+ERROR_CODES = set(ErrorCode)
 NO_RATE = Limits(ws_rate=None, http_rate=None, max_open_tables=8)
 
 # The schema, read from an app on a throwaway database at collection time.

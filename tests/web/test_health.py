@@ -41,16 +41,16 @@ def test_not_ready_when_the_schema_is_behind(make_app: AppFactory, db_url: str) 
 
 
 def test_not_ready_when_the_database_is_unreachable(client: TestClient) -> None:
-    svc = client.app.state.service  # type: ignore[attr-defined]
-    live = svc.engine
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    live = store.engine
     # nothing listens on port 1: every connection is refused
-    svc.engine = create_engine("postgresql+psycopg://gonuts@127.0.0.1:1/none")
+    store.engine = create_engine("postgresql+psycopg://gonuts@127.0.0.1:1/none")
     try:
         r = client.get("/readyz")
         assert r.status_code == 503, r.text
         assert r.json()["reason"].startswith("database unreachable")
         assert client.get("/healthz").status_code == 200
     finally:
-        svc.engine.dispose()
-        svc.engine = live
+        store.engine.dispose()
+        store.engine = live
     assert client.get("/readyz").status_code == 200

@@ -11,8 +11,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from gonuts.server.db import SeatRow, engine_origin
-from gonuts.server.service import Conn, Service, ServiceError
+from gonuts.server.errors import ServiceError
+from gonuts.server.live import Conn
+from gonuts.server.messages import table_summary
+from gonuts.server.relay import PgRelay
+from gonuts.server.service import Service
+from gonuts.server.store import TableStore
 from web.helpers import Inbox
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]
@@ -27,8 +31,10 @@ async def eventually(check: Callable[[], bool], what: str, timeout: float = 10.0
 
 def run(pg_url: str, body: Callable[[Service, Service], Awaitable[None]], **kw: Any) -> None:
     async def main() -> None:
-        one = Service(pg_url, bot_delay=0, **kw)
-        two = Service(pg_url, bot_delay=0, **kw)
+        one = Service(TableStore(pg_url), bot_delay=0, **kw)
+        two = Service(TableStore(pg_url), bot_delay=0, **kw)
+        await one.start()
+        await two.start()
         try:
             await asyncio.wait_for(body(one, two), 30)
         finally:
@@ -38,13 +44,23 @@ def run(pg_url: str, body: Callable[[Service, Service], Awaitable[None]], **kw: 
     asyncio.run(main())
 
 
+def relay(svc: Service) -> PgRelay:
+    """The service's LISTEN / NOTIFY relay (PostgreSQL gives every service one)."""
+    assert isinstance(svc.relay, PgRelay)
+    return svc.relay
+
+
+def query(svc: Service, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    with svc.store.engine.begin() as c:
+        return [tuple(r) for r in c.execute(text(sql), params).all()]
+
+
 async def two_player_table(one: Service, two: Service) -> tuple[str, str, str]:
     table, _, ana = await one.create_table(TWO_HUMANS, "Ana", "en")
     await two.get(table.id)
     _, ben = await two.join(table.id, "Ben")
-    assert one.bus is not None and two.bus is not None
-    await one.bus.connected.wait()
-    await two.bus.connected.wait()
+    await relay(one).connected.wait()
+    await relay(two).connected.wait()
     assert ana is not None
     return table.id, ana, ben
 
@@ -63,8 +79,8 @@ def test_updates_cross_between_processes(pg_url: str) -> None:
         await eventually(lambda: 2 in ana.versions(), "Ben's pick to reach Ana")
         assert t1.version == t2.version == 2
         # each side sees the other's player connected
-        assert all(s["connected"] for s in one.summary(t1)["seats"])
-        assert all(s["connected"] for s in two.summary(t2)["seats"])
+        assert all(s["connected"] for s in table_summary(t1)["seats"])
+        assert all(s["connected"] for s in table_summary(t2)["seats"])
 
     run(pg_url, body)
 
@@ -77,8 +93,7 @@ def test_simultaneous_actions_on_two_processes(pg_url: str) -> None:
         table_id, _, _ = await two_player_table(one, two)
         t1, t2 = await one.get(table_id), await two.get(table_id)
         await eventually(lambda: t1.status == "playing", "the start to reach process one")
-        assert two.bus is not None
-        await two.bus.close()  # deaf from now on
+        await relay(two).close()  # deaf from now on
         ben = Inbox()
         t2.conns.add(Conn(ben, 1, "en"))
         assert await one.act(t1, 0, "pick 1") == (1, False)
@@ -86,12 +101,10 @@ def test_simultaneous_actions_on_two_processes(pg_url: str) -> None:
         assert await two.act(t2, 1, "pick 2") == (2, False)
         assert t2.version == 2 and t2.game is not None
         await eventually(lambda: 2 in ben.versions(), "process two to tell its client")
-        with one.sessions() as s:
-            rows = s.execute(
-                text("SELECT seq, seat FROM gn_actions WHERE table_id = :t ORDER BY seq"),
-                {"t": table_id},
-            ).all()
-        assert [tuple(r) for r in rows] == [(0, 0), (1, 1)]
+        rows = query(
+            one, "SELECT seq, seat FROM gn_actions WHERE table_id = :t ORDER BY seq", t=table_id
+        )
+        assert rows == [(0, 0), (1, 1)]
 
     run(pg_url, body)
 
@@ -104,8 +117,7 @@ def test_a_replay_reaching_a_process_that_has_not_heard(pg_url: str) -> None:
         table_id, _, _ = await two_player_table(one, two)
         t1, t2 = await one.get(table_id), await two.get(table_id)
         await eventually(lambda: t1.status == "playing", "the start to reach process one")
-        assert two.bus is not None
-        await two.bus.close()
+        await relay(two).close()
         assert await one.act(t1, 0, "pick 1", client_id="z1") == (1, False)
         assert t2.version == 0
         assert await two.act(t2, 0, "pick 1", client_id="z1") == (1, True)
@@ -114,14 +126,12 @@ def test_a_replay_reaching_a_process_that_has_not_heard(pg_url: str) -> None:
             await two.act(t2, 0, "pick 2", client_id="z1")
         assert refused.value.code == "malformed"
         assert await two.act(t2, 1, "pick 3", client_id="z1") == (2, False)  # ids are per seat
-        with one.sessions() as s:
-            rows = s.execute(
-                text(
-                    "SELECT seq, seat, client_id FROM gn_actions WHERE table_id = :t ORDER BY seq"
-                ),
-                {"t": table_id},
-            ).all()
-        assert [tuple(r) for r in rows] == [(0, 0, "z1"), (1, 1, "z1")]
+        rows = query(
+            one,
+            "SELECT seq, seat, client_id FROM gn_actions WHERE table_id = :t ORDER BY seq",
+            t=table_id,
+        )
+        assert rows == [(0, 0, "z1"), (1, 1, "z1")]
 
     run(pg_url, body)
 
@@ -130,14 +140,12 @@ def test_a_seat_is_taken_once(pg_url: str) -> None:
     async def body(one: Service, two: Service) -> None:
         table, _, _ = await one.create_table([*TWO_HUMANS, ("human", None)], "Ana", "en")
         await two.get(table.id)
-        assert two.bus is not None
-        await two.bus.close()  # process two does not hear of Ben
+        await relay(two).close()  # process two does not hear of Ben
         seat_b, _ = await one.join(table.id, "Ben")
         seat_c, _ = await two.join(table.id, "Cid")
         assert {seat_b, seat_c} == {1, 2}
-        with one.sessions() as s:
-            names = [r.name for r in s.query(SeatRow).filter_by(table_id=table.id)]
-        assert sorted(n or "" for n in names) == ["Ana", "Ben", "Cid"]
+        names = query(one, "SELECT name FROM gn_seats WHERE table_id = :t", t=table.id)
+        assert sorted(n or "" for (n,) in names) == ["Ana", "Ben", "Cid"]
 
     run(pg_url, body)
 
@@ -165,15 +173,11 @@ def test_the_listener_reconnects_and_catches_up(pg_url: str) -> None:
         table_id, _, _ = await two_player_table(one, two)
         t1, t2 = await one.get(table_id), await two.get(table_id)
         await eventually(lambda: t1.status == "playing", "the start to reach process one")
-        assert two.bus is not None
-        with one.sessions() as s, s.begin():  # cut process two's LISTEN connection
-            killed = s.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE application_name = :a"
-                ),
-                {"a": f"{engine_origin(two.engine)}:listen"},
-            ).all()
+        killed = query(  # cut process two's LISTEN connection
+            one,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :a",
+            a=f"{two.store.origin}:listen",
+        )
         assert killed == [(True,)]
         await one.act(t1, 0, "pick 1")  # may happen while nobody listens
         await eventually(lambda: t2.version == 1, "process two to catch up")
@@ -193,13 +197,12 @@ def test_presence_of_many_tables_in_one_announcement(pg_url: str) -> None:
             t1.conns.add(Conn(Inbox(), 0, "en"))  # Ana is here, without announcing it
             pairs.append((t1, t2))
         assert not any(t2.connected(0) for _, t2 in pairs)
-        assert one.bus is not None
-        one.bus.announce(*(t1 for t1, _ in pairs))
+        relay(one).announce(*(t1 for t1, _ in pairs))
         await eventually(lambda: all(t2.connected(0) for _, t2 in pairs), "presence")
         assert not any(t2.connected(1) for _, t2 in pairs)
         for t1, _ in pairs:
             t1.conns.clear()
-        one.bus.announce(*(t1 for t1, _ in pairs))
+        relay(one).announce(*(t1 for t1, _ in pairs))
         await eventually(lambda: not any(t2.connected(0) for _, t2 in pairs), "absence")
 
     run(pg_url, body)

@@ -358,64 +358,6 @@ def describe_action(action: Action, names: Sequence[str], lang: str) -> str:
     )
 
 
-_ERRORS: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "malformed": "Malformed message",
-        "too_large": "Message too large",
-        "unknown_table": "No such table",
-        "unknown_language": "Unknown language",
-        "bad_token": "This seat token is not valid for this table",
-        "table_full": "This table has no free seat",
-        "not_started": "The game has not started yet",
-        "not_finished": "The game is not finished yet",
-        "not_your_turn": "It is not your turn",
-        "illegal": "That move is not allowed now",
-        "game_over": "The game is over",
-        "bad_action": "Not a valid action",
-        "bad_record": "Not a valid game record",
-        "spectator": "Spectators cannot do that",
-    },
-    "es": {
-        "malformed": "Mensaje mal formado",
-        "too_large": "Mensaje demasiado grande",
-        "unknown_table": "No existe esa mesa",
-        "unknown_language": "Idioma desconocido",
-        "bad_token": "La credencial de asiento no vale para esta mesa",
-        "table_full": "Esta mesa no tiene asientos libres",
-        "not_started": "La partida aún no ha empezado",
-        "not_finished": "La partida aún no ha terminado",
-        "not_your_turn": "No es tu turno",
-        "illegal": "Esa jugada no está permitida ahora",
-        "game_over": "La partida ha terminado",
-        "bad_action": "No es una acción válida",
-        "bad_record": "No es un registro de partida válido",
-        "spectator": "Los espectadores no pueden hacer eso",
-    },
-    "it": {
-        "malformed": "Messaggio non valido",
-        "too_large": "Messaggio troppo grande",
-        "unknown_table": "Questo tavolo non esiste",
-        "unknown_language": "Lingua sconosciuta",
-        "bad_token": "La credenziale del posto non vale per questo tavolo",
-        "table_full": "Questo tavolo non ha posti liberi",
-        "not_started": "La partita non è ancora iniziata",
-        "not_finished": "La partita non è ancora finita",
-        "not_your_turn": "Non è il tuo turno",
-        "illegal": "Questa mossa non è permessa ora",
-        "game_over": "La partita è finita",
-        "bad_action": "Azione non valida",
-        "bad_record": "Registrazione di partita non valida",
-        "spectator": "Gli spettatori non possono farlo",
-    },
-}
-
-
-def error_text(code: str, lang: str, detail: str | None = None) -> str:
-    """A localized error message, with the engine's (English) detail appended if given."""
-    base = _ERRORS.get(lang, _ERRORS["en"]).get(code) or _ERRORS["en"].get(code, code)
-    return f"{base}: {detail}" if detail else f"{base}."
-
-
 def bot_name(seat: int, level: str, lang: str) -> str:
     levels: Mapping[str, Mapping[str, str]] = {
         "en": {"easy": "easy", "medium": "medium", "hard": "hard"},

@@ -62,32 +62,6 @@ class Limits:
         return cls(ws_rate=None, http_rate=None, max_open_tables=None)
 
 
-# Error texts of the codes this module adds (the rest are in gonuts.server.i18n).
-ERROR_TEXTS: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "rate_limited": "Too many messages; slow down",
-        "too_many_tables": "You already have too many unfinished tables",
-    },
-    "es": {
-        "rate_limited": "Demasiados mensajes; ve más despacio",
-        "too_many_tables": "Ya tienes demasiadas mesas sin terminar",
-    },
-    "it": {
-        "rate_limited": "Troppi messaggi; rallenta",
-        "too_many_tables": "Hai già troppi tavoli non finiti",
-    },
-}
-
-
-def error_text(code: str, lang: str, detail: str | None = None) -> str | None:
-    """The localized text of a code this module adds, or None for other codes."""
-    texts = ERROR_TEXTS.get(lang, ERROR_TEXTS["en"])
-    base = texts.get(code)
-    if base is None:
-        return None
-    return f"{base}: {detail}" if detail else f"{base}."
-
-
 Clock = Callable[[], float]
 
 
@@ -173,4 +147,4 @@ class TableQuota:
             self.tables.setdefault(key, set()).add(table_id)
 
 
-__all__ = ["BucketMap", "Limits", "TableQuota", "TokenBucket", "error_text"]
+__all__ = ["BucketMap", "Limits", "TableQuota", "TokenBucket"]

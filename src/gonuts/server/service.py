@@ -1,169 +1,58 @@
-"""The table manager: lobby, seats, live games, bots, hints and broadcasting.
+"""The table manager: which tables are live, the lobby, presence, moves, bots and hints.
 
-The database is the source of truth. Every accepted action is applied to a copy of the game,
-committed, and only then made current, acknowledged and broadcast. A table's game is rebuilt
-from its stored deck and actions when it is first needed (e.g. after a restart). Only
-:class:`~gonuts.view.PlayerView`-derived JSON ever leaves this module.
+The database is the source of truth (:class:`~gonuts.server.store.TableStore`). Every accepted
+action is applied to a copy of the game, stored, and only then made current, acknowledged and
+broadcast. A table's game is rebuilt from its stored deck and actions when it is first needed
+(e.g. after a restart). Other server processes on the same database are heard through a
+:class:`~gonuts.server.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
+(:mod:`gonuts.server.messages`) ever leaves this module.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 import logging
 import secrets
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Final, Protocol
-
-import pydantic_core
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final
 
 from gonuts.actions import Action, parse_action
 from gonuts.bots import Bot, hint, make_bot
 from gonuts.cards import KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
-from gonuts.errors import (
-    GameOverError,
-    IllegalActionError,
-    MalformedActionError,
-    NotYourTurnError,
-    RecordError,
-)
+from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
 from gonuts.rng import seeded_shuffle
 from gonuts.server import i18n
-from gonuts.server.db import (
-    ActionRow,
-    FinishedRow,
-    SeatRow,
-    TableRow,
-    current_revision,
-    hash_token,
-    head_revision,
-    make_engine,
-    make_sessionmaker,
-    utcnow,
+from gonuts.server.db import hash_token
+from gonuts.server.errors import ErrorCode, ServiceError
+from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat
+from gonuts.server.messages import (
+    BOT_LEVELS,
+    game_listing_json,
+    hint_message,
+    public_view_json,
+    state_message,
+    table_summary,
 )
-from gonuts.server.pubsub import Bus, catch_up
+from gonuts.server.metrics import Metrics
+from gonuts.server.relay import Relay, relay_for
+from gonuts.server.store import (
+    ActionTakenError,
+    FinishedGame,
+    StoredAction,
+    StoredSeat,
+    StoredTable,
+    TableStore,
+)
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")
 
-BOT_LEVELS: Final = ("easy", "medium", "hard")
-REPLACEMENT_LEVEL: Final = "medium"
 MAX_NAME: Final = 24
-
-
-INSERT_ACTION: Final = insert(ActionRow)
-
-
-def to_json(message: dict[str, Any]) -> str:
-    """Compact JSON text, UTF-8 as is: the same as ``json.dumps(..., ensure_ascii=False,
-    separators=(",", ":"))``, three times faster (pydantic's Rust encoder)."""
-    return pydantic_core.to_json(message).decode("utf-8")
-
-
-class ServiceError(Exception):
-    """A refusal with a protocol error code (docs/protocol.md) and an optional detail."""
-
-    def __init__(self, code: str, detail: str | None = None, status: int = 409) -> None:
-        super().__init__(detail or code)
-        self.code = code
-        self.detail = detail
-        self.status = status
-
-
-class Sender(Protocol):
-    async def send_text(self, data: str) -> None: ...
-
-
-@dataclass(eq=False)
-class Conn:
-    """One WebSocket connection: a seat (None for a spectator) and what it has been sent."""
-
-    sender: Sender
-    seat: int | None
-    lang: str
-    sent_events: int = 0
-    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    async def send(self, message: dict[str, Any]) -> None:
-        text = to_json(message)
-        async with self.send_lock:
-            try:
-                await self.sender.send_text(text)
-            except Exception:  # a closed socket: its handler cleans up
-                log.debug("send failed", exc_info=True)
-
-
-@dataclass
-class Seat:
-    seat: int
-    kind: str
-    level: str | None
-    name: str | None
-    token_hash: str | None
-    hints: bool = False
-    replaced: bool = False
-
-    @property
-    def taken(self) -> bool:
-        return self.kind == "bot" or self.token_hash is not None
-
-    @property
-    def bot_level(self) -> str | None:
-        """The level of the bot playing this seat now, or None for a human at the controls."""
-        if self.kind == "bot":
-            return self.level or REPLACEMENT_LEVEL
-        return REPLACEMENT_LEVEL if self.replaced else None
-
-
-@dataclass(eq=False)
-class LiveTable:
-    id: str
-    created_at: datetime
-    status: str
-    deck: tuple[str, ...]
-    seats: list[Seat]
-    next_table: str | None = None
-    game: Game | None = None
-    conns: set[Conn] = field(default_factory=set)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    bot_task: asyncio.Task[None] | None = None
-    replace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
-    bots: dict[int, Bot] = field(default_factory=dict)
-    hinted: set[tuple[int, int]] = field(default_factory=set)
-    remote: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
-    """Seats connected to other server processes: by process, (seats, expiry) (pubsub.py)."""
-    acked: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
-    """Client ids of the stored actions: (seat, id) -> (notation, version after it)."""
-    idle_since: float | None = None
-    """When the last connection left a finished table (for :meth:`Service.evict_idle`)."""
-
-    _version_of: Game | None = field(default=None, repr=False)
-    _version: int = field(default=0, repr=False)
-
-    @property
-    def version(self) -> int:
-        """Actions taken so far; counted once per game object (a move replaces the game)."""
-        game = self.game
-        if game is None:
-            return 0
-        if game is not self._version_of:
-            self._version_of, self._version = game, len(game.actions_taken())
-        return self._version
-
-    def connected(self, seat: int) -> bool:
-        return any(c.seat == seat for c in self.conns) or any(
-            seat in seats for seats, _ in self.remote.values()
-        )
-
+E = ErrorCode
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -175,9 +64,9 @@ def _default_bot_factory(level: str, seed: int) -> Bot:
 def check_name(raw: str) -> str:
     name = " ".join(raw.split())
     if not 1 <= len(name) <= MAX_NAME:
-        raise ServiceError("malformed", f"a name has 1 to {MAX_NAME} characters", 422)
+        raise ServiceError(E.MALFORMED, f"a name has 1 to {MAX_NAME} characters", 422)
     if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise ServiceError("malformed", "a name cannot contain control characters", 422)
+        raise ServiceError(E.MALFORMED, "a name cannot contain control characters", 422)
     return name
 
 
@@ -185,56 +74,110 @@ def _new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_table(
+    seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+) -> tuple[StoredTable, int | None, str | None]:
+    """A new table (its seats and shuffled deck), the creator's seat and token."""
+    n = len(seats)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ServiceError(E.MALFORMED, "a table has 2 to 6 seats", 422)
+    for kind, level in seats:
+        if kind == "bot" and level not in BOT_LEVELS:
+            raise ServiceError(E.MALFORMED, "a bot seat needs a level", 422)
+    if name is not None:
+        name = check_name(name)
+    deck = tuple(KIND_IDS[k] for k in seeded_shuffle(canonical_deck(n), secrets.randbits(63)))
+    made: list[StoredSeat] = []
+    my_seat: int | None = None
+    token: str | None = None
+    for i, (kind, level) in enumerate(seats):
+        if kind == "bot":
+            bot_name = i18n.bot_name(i, level or REPLACEMENT_LEVEL, lang)
+            made.append(StoredSeat(i, kind, level, bot_name))
+        elif name is not None and my_seat is None:
+            my_seat, token = i, _new_token()
+            made.append(StoredSeat(i, kind, None, name, hash_token(token)))
+        else:
+            made.append(StoredSeat(i, kind))
+    table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made))
+    return table, my_seat, token
+
+
 class Service:
-    """Everything the HTTP and WebSocket handlers need; one per app."""
+    """Everything the HTTP and WebSocket handlers need; one per app.
+
+    ``start`` (in the app's lifespan) starts the relay and the sweeper of finished tables;
+    ``close`` stops everything.
+    """
 
     def __init__(
         self,
-        db_url: str,
+        store: TableStore,
         *,
+        relay: Relay | None = None,
+        metrics: Metrics | None = None,
         bot_delay: float = 0.5,
         replace_after: float = 120.0,
         hint_iterations: int = 300,
         bot_factory: BotFactory | None = None,
         keep_finished: float = 300.0,
     ) -> None:
-        self.engine = make_engine(db_url)
-        self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.store = store
+        self.relay: Relay = relay if relay is not None else relay_for(store)
+        self.metrics = metrics or Metrics()
+        self.metrics.watch(self.tables_by_status)
         self.keep_finished = keep_finished
-        self.sessions = make_sessionmaker(self.engine)
         self.bot_delay = bot_delay
         self.replace_after = replace_after
         self.hint_iterations = hint_iterations
         self.bot_factory = bot_factory or _default_bot_factory
-        self.tables: dict[str, LiveTable] = {}
+        self._tables: dict[str, LiveTable] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.bus: Bus | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._stores = 0
+        """Actions being stored right now (a graceful shutdown waits for them)."""
+
+    @property
+    def tables(self) -> Mapping[str, LiveTable]:
+        """The live tables of this process, by id."""
+        return self._tables
+
+    def tables_by_status(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for table in self._tables.values():
+            counts[table.status] = counts.get(table.status, 0) + 1
+        return counts
+
+    async def start(self) -> None:
+        """Follow the other processes (if any) and forget idle finished tables, from now on."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.ensure_future(self._sweep())
+        await self.relay.start(self)
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Wait (at most ``timeout`` s) until no action is half stored: for a clean shutdown."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and (
+            self._stores or any(t.lock.locked() for t in self._tables.values())
+        ):
+            await asyncio.sleep(0.01)
 
     async def close(self) -> None:
-        if self.bus is not None:
-            await self.bus.close()
+        await self.relay.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
-        for table in self.tables.values():
+        for table in self._tables.values():
             for task in [table.bot_task, *table.replace_tasks.values()]:
                 if task is not None:
                     task.cancel()
         for task in list(self._tasks):
             task.cancel()
-        self.engine.dispose()
+        self.store.close()
 
     def readiness(self) -> str | None:
         """Why this process cannot serve now (database unreachable, schema behind), or None."""
-        try:
-            have = current_revision(self.engine)
-        except Exception as exc:  # any driver error means "not reachable"
-            return f"database unreachable: {type(exc).__name__}"
-        want = head_revision()
-        if have != want:
-            return f"schema at {have or 'nothing'}, not at the newest revision {want}"
-        return None
+        return self.store.readiness()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -246,23 +189,18 @@ class Service:
 
     async def get(self, table_id: str) -> LiveTable:
         """The live table, rebuilt from the database if needed; ``unknown_table`` otherwise."""
-        if self.bus is None and self.engine.dialect.name == "postgresql":
-            self.bus = Bus(self)  # follow the other processes on this database (pubsub.py)
-            self.bus.start()
-        if self._sweeper is None:
-            self._sweeper = asyncio.ensure_future(self._sweep())
-        table = self.tables.get(table_id)
+        table = self._tables.get(table_id)
         if table is not None:
             return table
         async with self._load_lock:
-            table = self.tables.get(table_id)
+            table = self._tables.get(table_id)
             if table is None:
                 table = self._load(table_id)
-                self.tables[table_id] = table
+                self._tables[table_id] = table
                 if table.status == "playing":
                     self._watch_absent(table)
         if table.status == "playing":
-            self._kick_bots(table)
+            self.kick_bots(table)
         return table
 
     async def _sweep(self) -> None:
@@ -278,13 +216,13 @@ class Service:
         """Drop finished tables without connections since ``keep_finished`` seconds; their ids."""
         now = time.monotonic() if now is None else now
         gone = []
-        for table in list(self.tables.values()):
+        for table in list(self._tables.values()):
             if table.status != "finished" or table.conns or table.lock.locked():
                 table.idle_since = None
             elif table.idle_since is None:
                 table.idle_since = now
             elif now - table.idle_since >= self.keep_finished:
-                del self.tables[table.id]
+                del self._tables[table.id]
                 gone.append(table.id)
         return gone
 
@@ -295,40 +233,72 @@ class Service:
                 table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
 
     def _load(self, table_id: str) -> LiveTable:
-        if not isinstance(table_id, str) or len(table_id) > 32:
-            raise ServiceError("unknown_table", None, 404)
-        with self.sessions() as s:
-            row = s.get(TableRow, table_id)
-            if row is None:
-                raise ServiceError("unknown_table", None, 404)
-            seats = [
-                Seat(r.seat, r.kind, r.level, r.name, r.token_hash, r.hints, r.replaced)
-                for r in row.seats
-            ]
-            actions = s.scalars(
-                select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.seq)
-            ).all()
-            table = LiveTable(
-                id=row.id,
-                created_at=row.created_at,
-                status=row.status,
-                deck=tuple(json.loads(row.deck)),
-                seats=seats,
-                next_table=row.next_table,
-            )
-            if row.status != "open":
-                game = self._new_game(table)
-                for i, a in enumerate(actions):
-                    apply_recorded(game, i, a.seat, a.notation)
-                    if a.client_id is not None:
-                        table.acked[(a.seat, a.client_id)] = (a.notation, i + 1)
-                table.game = game
+        stored = self.store.load(table_id) if isinstance(table_id, str) else None
+        if stored is None:
+            raise ServiceError(E.UNKNOWN_TABLE, None, 404)
+        assert stored.created_at is not None
+        table = LiveTable(
+            id=stored.id,
+            created_at=stored.created_at,
+            status=stored.status,
+            deck=stored.deck,
+            seats=[
+                Seat(s.seat, s.kind, s.level, s.name, s.token_hash, s.hints, s.replaced)
+                for s in stored.seats
+            ],
+            next_table=stored.next_table,
+        )
+        if stored.status != "open":
+            game = table.new_game()
+            self._replay(table, game, self.store.actions_since(table_id, 0))
+            table.game = game
         self._make_bots(table)
         return table
 
-    def _new_game(self, table: LiveTable) -> Game:
-        names = [s.name or f"Player {s.seat + 1}" for s in table.seats]
-        return Game.new(names, deck=table.deck)
+    @staticmethod
+    def _replay(table: LiveTable, game: Game, actions: Sequence[StoredAction]) -> None:
+        """Apply stored actions to ``game`` and remember their client ids."""
+        for a in actions:
+            apply_recorded(game, a.seq, a.seat, a.notation)
+            if a.client_id is not None:
+                table.acked[(a.seat, a.client_id)] = (a.notation, a.seq + 1)
+
+    def catch_up(self, table: LiveTable) -> Changes:
+        """Bring ``table`` up to the database: seats, status, next table, new actions.
+
+        Synchronous; the caller holds ``table.lock`` (or runs between two awaits). The relay
+        calls it when another process changed the table.
+        """
+        changes = Changes()
+        stored = self.store.load(table.id)
+        if stored is None:
+            return changes
+        for r in stored.seats:
+            seat = table.seats[r.seat]
+            have = (r.name, r.token_hash, r.hints, r.replaced)
+            if have != (seat.name, seat.token_hash, seat.hints, seat.replaced):
+                seat.name, seat.token_hash, seat.hints, seat.replaced = have
+                changes.table = True
+        actions = self.store.actions_since(table.id, table.version)
+        if stored.next_table != table.next_table:
+            table.next_table = stored.next_table
+            changes.table = True
+        if stored.status != "open" and table.game is None:
+            table.game = table.new_game()
+            changes.state = True
+        if actions and table.game is not None:
+            game = table.game.copy()
+            self._replay(table, game, actions)
+            table.game = game
+            changes.state = True
+        if stored.status != table.status:
+            table.status = stored.status
+            changes.table = True
+        for s in table.seats:
+            if s.bot_level is None:
+                table.bots.pop(s.seat, None)
+        self._make_bots(table)
+        return changes
 
     def _make_bots(self, table: LiveTable) -> None:
         for s in table.seats:
@@ -341,64 +311,28 @@ class Service:
     async def create_table(
         self, seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
     ) -> tuple[LiveTable, int | None, str | None]:
-        row, my_seat, token = self._new_table_row(seats, name, lang)
-        with self.sessions() as s, s.begin():
-            s.add(row)
-        table = await self.get(row.id)
+        stored, my_seat, token = new_table(seats, name, lang)
+        self.store.create(stored)
+        table = await self.get(stored.id)
         await self._maybe_start(table)
         return table, my_seat, token
-
-    @staticmethod
-    def _new_table_row(
-        seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
-    ) -> tuple[TableRow, int | None, str | None]:
-        """A new table's row (with its seats and shuffled deck), the creator's seat and token."""
-        n = len(seats)
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ServiceError("malformed", "a table has 2 to 6 seats", 422)
-        for kind, level in seats:
-            if kind == "bot" and level not in BOT_LEVELS:
-                raise ServiceError("malformed", "a bot seat needs a level", 422)
-        if name is not None:
-            name = check_name(name)
-        deck = tuple(KIND_IDS[k] for k in seeded_shuffle(canonical_deck(n), secrets.randbits(63)))
-        table_id = secrets.token_urlsafe(8)
-        seat_rows = []
-        my_seat: int | None = None
-        token: str | None = None
-        for i, (kind, level) in enumerate(seats):
-            row = SeatRow(seat=i, kind=kind, level=level if kind == "bot" else None)
-            if kind == "bot":
-                row.name = i18n.bot_name(i, level or REPLACEMENT_LEVEL, lang)
-            elif name is not None and my_seat is None:
-                my_seat, token = i, _new_token()
-                row.name, row.token_hash, row.last_seen = name, hash_token(token), utcnow()
-            seat_rows.append(row)
-        table_row = TableRow(
-            id=table_id, players=n, deck=json.dumps(list(deck)), status="open", seats=seat_rows
-        )
-        return table_row, my_seat, token
 
     async def join(self, table_id: str, name: str, seat: int | None = None) -> tuple[int, str]:
         """Take a free human seat (``seat`` if given and free, else the first)."""
         name = check_name(name)
         table = await self.get(table_id)
         async with table.lock:
-            if self.bus is not None:
-                catch_up(self, table)  # another process may have seated someone
+            self.relay.refresh(table)  # another process may have seated someone
             if table.status != "open":
-                raise ServiceError("table_full", "the game has already started")
+                raise ServiceError(E.TABLE_FULL, "the game has already started")
             free = [s for s in table.seats if s.kind == "human" and not s.taken]
             if not free:
-                raise ServiceError("table_full")
+                raise ServiceError(E.TABLE_FULL)
             chosen = next((s for s in free if s.seat == seat), free[0])
             token = _new_token()
-            with self.sessions() as s, s.begin():
-                row = s.get(SeatRow, (table.id, chosen.seat), with_for_update=True)
-                assert row is not None
-                if row.token_hash is not None:  # taken just now through another process
-                    raise ServiceError("table_full", "the seat was just taken; try again")
-                row.name, row.token_hash, row.last_seen = name, hash_token(token), utcnow()
+            if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token)):
+                # taken just now through another process
+                raise ServiceError(E.TABLE_FULL, "the seat was just taken; try again")
             chosen.name, chosen.token_hash = name, hash_token(token)
         await self.broadcast_table(table)
         await self._maybe_start(table)
@@ -411,56 +345,38 @@ class Service:
             for s in table.seats:
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
                     return s.seat
-        raise ServiceError("bad_token", None, 403)
+        raise ServiceError(E.BAD_TOKEN, None, 403)
 
     async def _maybe_start(self, table: LiveTable) -> None:
         async with table.lock:
-            if (
-                self.bus is not None
-                and table.status == "open"
-                and not all(s.taken for s in table.seats)
-            ):
+            if table.status == "open" and not all(s.taken for s in table.seats):
                 # the last two seats may be taken at once on two processes: each looks at the
                 # database after its own commit, so the later one sees both and starts
-                catch_up(self, table)
+                self.relay.refresh(table)
             if table.status != "open" or not all(s.taken for s in table.seats):
                 return
-            with self.sessions() as s, s.begin():
-                row = s.get(TableRow, table.id)
-                assert row is not None
-                row.status = "playing"
+            self.store.start(table.id)
             table.status = "playing"
-            table.game = self._new_game(table)
+            table.game = table.new_game()
         await self.broadcast_table(table)
         await self.broadcast_state(table)
-        self._kick_bots(table)
+        self.kick_bots(table)
 
     async def again(self, table_id: str, token: str | None, lang: str) -> tuple[str, int, str]:
         """Play again: a new table with the same seats; the caller keeps their seat."""
         table = await self.get(table_id)
         seat = self.seat_for_token(table, token)
-        if table.status != "finished" and self.bus is not None:
-            async with table.lock:
-                catch_up(self, table)  # the last move may have been made on another process
         if table.status != "finished":
-            raise ServiceError("not_finished")
+            async with table.lock:
+                self.relay.refresh(table)  # the last move may have been made on another process
+        if table.status != "finished":
+            raise ServiceError(E.NOT_FINISHED)
         me = table.seats[seat]
         created = False
         async with table.lock:
             if table.next_table is None:
-                # one transaction, the finished table's row locked: two players asking at once,
-                # even on two server processes, get one new table
-                new, _, _ = self._new_table_row(
-                    [(s.kind, s.level) for s in table.seats], None, lang
-                )
-                with self.sessions() as s, s.begin():
-                    row = s.get(TableRow, table.id, with_for_update=True)
-                    assert row is not None
-                    if row.next_table is None:
-                        s.add(new)
-                        row.next_table = new.id
-                        created = True
-                    table.next_table = row.next_table
+                new, _, _ = new_table([(s.kind, s.level) for s in table.seats], None, lang)
+                table.next_table, created = self.store.create_next(table.id, new)
         next_id = table.next_table
         assert next_id is not None
         if created:
@@ -471,73 +387,75 @@ class Service:
         new_seat, new_token = await self.join(next_id, me.name or f"Player {seat + 1}", seat)
         return next_id, new_seat, new_token
 
-    # -- connections ------------------------------------------------------------------------------
+    # -- presence ---------------------------------------------------------------------------------
 
     async def connect(self, table: LiveTable, conn: Conn) -> None:
         table.conns.add(conn)
+        self.metrics.open_sockets.inc()
         if conn.seat is not None:
             task = table.replace_tasks.pop(conn.seat, None)
             if task is not None:
                 task.cancel()
             seat = table.seats[conn.seat]
-            self._touch_seat(table, conn.seat, replaced=False)
+            self.store.update_seat(table.id, conn.seat, seen=True, replaced=False)
             if seat.replaced:
                 seat.replaced = False
                 table.bots.pop(conn.seat, None)
-            if self.bus is not None:
-                self.bus.announce(table)
+            self.relay.announce(table)
         await self.broadcast_table(table, exclude=conn)
 
     async def disconnect(self, table: LiveTable, conn: Conn) -> None:
         table.conns.discard(conn)
+        self.metrics.open_sockets.dec()
         seat = conn.seat
         if seat is not None:
-            self._touch_seat(table, seat)
-            if (
-                table.status == "playing"
-                and table.seats[seat].kind == "human"
-                and not table.connected(seat)
-                and seat not in table.replace_tasks
-            ):
-                table.replace_tasks[seat] = self._spawn(self._replace_later(table, seat))
-            if self.bus is not None:
-                self.bus.announce(table)
+            self.store.update_seat(table.id, seat, seen=True)
+            self._clock_if_absent(table, table.seats[seat])
+            self.relay.announce(table)
         await self.broadcast_table(table)
 
-    def _touch_seat(self, table: LiveTable, seat: int, **values: Any) -> None:
-        """Note that ``seat`` was seen now (and set ``values``): one autocommitted UPDATE."""
-        with self.autocommit.connect() as c:
-            c.execute(
-                update(SeatRow)
-                .where(SeatRow.table_id == table.id, SeatRow.seat == seat)
-                .values(last_seen=utcnow(), **values)
-            )
+    def _clock_if_absent(self, table: LiveTable, s: Seat) -> None:
+        """A human connected nowhere during the game: start their replacement clock."""
+        if (
+            table.status == "playing"
+            and s.kind == "human"
+            and not s.replaced
+            and not table.connected(s.seat)
+            and s.seat not in table.replace_tasks
+        ):
+            table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
+
+    def presence_changed(self, table: LiveTable, before: list[bool]) -> None:
+        """Other processes' sockets came or went (the relay heard): stop or start replacement
+        clocks, and tell this process's clients if anyone's connection changed."""
+        for s in table.seats:
+            task = table.replace_tasks.get(s.seat)
+            if table.connected(s.seat) and task is not None:  # back, on another process
+                table.replace_tasks.pop(s.seat).cancel()
+            else:
+                self._clock_if_absent(table, s)
+        if before != table.connected_seats():
+            self._spawn(self.broadcast_table(table))
 
     async def _replace_later(self, table: LiveTable, seat: int) -> None:
         await asyncio.sleep(self.replace_after)
         table.replace_tasks.pop(seat, None)
         if table.connected(seat) or table.status != "playing":
             return
-        with self.sessions() as s, s.begin():
-            row = s.get(SeatRow, (table.id, seat))
-            assert row is not None
-            row.replaced = True
+        self.store.update_seat(table.id, seat, replaced=True)
         table.seats[seat].replaced = True
         self._make_bots(table)
         await self.broadcast_table(table)
-        self._kick_bots(table)
+        self.kick_bots(table)
 
     async def set_hints(self, table: LiveTable, conn: Conn, on: bool) -> None:
         if conn.seat is None:
-            raise ServiceError("spectator")
-        with self.sessions() as s, s.begin():
-            row = s.get(SeatRow, (table.id, conn.seat))
-            assert row is not None
-            row.hints = on
+            raise ServiceError(E.SPECTATOR)
+        self.store.update_seat(table.id, conn.seat, hints=on)
         table.seats[conn.seat].hints = on
         if on:
             table.hinted.discard((conn.seat, table.version))
-            self._schedule_hints(table)
+            self.schedule_hints(table)
 
     # -- playing ----------------------------------------------------------------------------------
 
@@ -557,16 +475,19 @@ class Service:
         acknowledged again with its original version and changes nothing; the same id with
         another action is ``malformed``.
         """
+        started = time.perf_counter()
         async with table.lock:
             version, replayed = self._apply_locked(table, seat, notation, client_id)
             if ack is not None:
                 await ack(version)
         if replayed:
             return version, True
+        self.metrics.moves.labels("player").inc()
+        self.metrics.move_latency.observe(time.perf_counter() - started)
         await self.broadcast_state(table)
         if table.status == "finished":
             await self.broadcast_table(table)
-        self._kick_bots(table)
+        self.kick_bots(table)
         return version, False
 
     def _apply_locked(
@@ -577,31 +498,41 @@ class Service:
             if done is not None:
                 if done[0] != notation:
                     used = f"id {client_id!r} was used for {done[0]!r}"
-                    raise ServiceError("malformed", used, 422)
+                    raise ServiceError(E.MALFORMED, used, 422)
                 return done[1], True
         try:
             action: Action = parse_action(notation)
         except MalformedActionError:
-            raise ServiceError("bad_action", repr(notation)[:80], 422) from None
+            raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
         try:
             trial = self._trial(table, seat, action, notation)
         except ServiceError:
             # several processes: this one may not have heard the latest actions yet
-            if self.bus is None or not catch_up(self, table).state:
+            if not self.relay.refresh(table).state:
                 raise
             self._spawn(self.broadcast_state(table))
             return self._apply_locked(table, seat, notation, client_id)
-        game = table.game
-        assert game is not None
-        seq = len(game.actions_taken())
+        seq = table.version
+        stored = StoredAction(seq, seat, notation, client_id)
+        finished = None
+        if trial.is_over:
+            finished = FinishedGame(
+                tuple(trial.players),
+                tuple(trial.scores()),
+                tuple(trial.winner_seats),
+                Record.from_game(trial).to_json(),
+            )
+        self._stores += 1
         try:
-            self._commit_action(table, seq, seat, notation, trial, client_id=client_id)
-        except IntegrityError:
+            self.store.append_action(table.id, stored, finished)
+        except ActionTakenError:
             # another server process took action ``seq`` (or this id) first: catch up, try again
-            if not catch_up(self, table).state:
+            if not self.catch_up(table).state:
                 raise
             self._spawn(self.broadcast_state(table))
             return self._apply_locked(table, seat, notation, client_id)
+        finally:
+            self._stores -= 1
         table.game = trial
         if client_id is not None:
             table.acked[(seat, client_id)] = (notation, seq + 1)
@@ -613,58 +544,20 @@ class Service:
     def _trial(table: LiveTable, seat: int, action: Action, notation: str) -> Game:
         """A copy of the table's game with ``action`` applied; a refusal if it cannot be."""
         if table.status == "open" or table.game is None:
-            raise ServiceError("not_started")
+            raise ServiceError(E.NOT_STARTED)
         trial = table.game.copy()
         try:
             trial.apply(seat, action)
         except GameOverError:
-            raise ServiceError("game_over") from None
+            raise ServiceError(E.GAME_OVER) from None
         except NotYourTurnError:
-            raise ServiceError("not_your_turn") from None
+            raise ServiceError(E.NOT_YOUR_TURN) from None
         except IllegalActionError:
-            raise ServiceError("illegal", notation) from None
+            raise ServiceError(E.ILLEGAL, notation) from None
         return trial
 
-    def _commit_action(
-        self,
-        table: LiveTable,
-        seq: int,
-        seat: int,
-        notation: str,
-        trial: Game,
-        *,
-        client_id: str | None,
-    ) -> None:
-        values = {
-            "table_id": table.id,
-            "seq": seq,
-            "seat": seat,
-            "notation": notation,
-            "client_id": client_id,
-        }
-        if not trial.is_over:
-            # The hot path: one INSERT, atomic by itself, so autocommit: on PostgreSQL one round
-            # trip instead of three (BEGIN, INSERT, COMMIT). Core, not the ORM's unit of work.
-            with self.autocommit.connect() as c:
-                c.execute(INSERT_ACTION, values)
-            return
-        with self.sessions() as s, s.begin():
-            s.add(ActionRow(**values))
-            if trial.is_over:
-                row = s.get(TableRow, table.id)
-                assert row is not None
-                row.status = "finished"
-                s.add(
-                    FinishedRow(
-                        table_id=table.id,
-                        players=json.dumps(list(trial.players)),
-                        scores=json.dumps(trial.scores()),
-                        winners=json.dumps(list(trial.winner_seats)),
-                        record=Record.from_game(trial).to_json(),
-                    )
-                )
-
-    def _kick_bots(self, table: LiveTable) -> None:
+    def kick_bots(self, table: LiveTable) -> None:
+        """Let the bots of ``table`` move if it is their turn (one task per table at a time)."""
         if table.status != "playing" or not table.bots:
             return  # (no bot at this table: no task to start and finish per move)
         if table.bot_task is None or table.bot_task.done():
@@ -684,11 +577,14 @@ class Service:
                 await asyncio.sleep(self.bot_delay)
             for seat, view in turns:
                 bot = table.bots[seat]
+                level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
+                started = time.perf_counter()
                 try:
                     action = await asyncio.to_thread(bot.choose, view)
                 except Exception:
                     log.exception("bot failed at table %s seat %s", table.id, seat)
                     return
+                self.metrics.bot_think.labels(level).observe(time.perf_counter() - started)
                 if table.seats[seat].bot_level is None:
                     continue  # the human came back while the bot was thinking
                 try:
@@ -696,11 +592,13 @@ class Service:
                         self._apply_locked(table, seat, action.notation)
                 except ServiceError:
                     continue  # the position moved on meanwhile; look again
+                self.metrics.moves.labels("bot").inc()
                 await self.broadcast_state(table)
                 if table.status == "finished":
                     await self.broadcast_table(table)
 
-    def _schedule_hints(self, table: LiveTable) -> None:
+    def schedule_hints(self, table: LiveTable) -> None:
+        """Start computing a hint for each connected seat with hints on that must decide."""
         game = table.game
         if game is None or table.status != "playing":
             return
@@ -725,81 +623,10 @@ class Service:
             return
         data = result.to_dict()
         for conn in list(table.conns):
-            if conn.seat != seat:
-                continue
-            actions = [
-                {
-                    **a,
-                    "label": i18n.describe_action(
-                        parse_action(a["action"]), view.players, conn.lang
-                    ),
-                }
-                for a in data["actions"]
-            ]
-            await conn.send(
-                {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
-            )
+            if conn.seat == seat:
+                await conn.send(hint_message(version, data, view.players, conn.lang))
 
-    # -- messages ---------------------------------------------------------------------------------
-
-    def summary(self, table: LiveTable) -> dict[str, Any]:
-        game = table.game
-        over = game is not None and game.is_over
-        return {
-            "id": table.id,
-            "status": table.status,
-            "players": len(table.seats),
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "kind": s.kind,
-                    "level": s.level,
-                    "name": s.name,
-                    "taken": s.taken,
-                    "connected": s.kind == "bot" or table.connected(s.seat),
-                    "bot_playing": s.bot_level is not None,
-                }
-                for s in table.seats
-            ],
-            "invite_url": f"/t/{table.id}",
-            "created_at": table.created_at.isoformat() + "Z",
-            "version": table.version,
-            "round": game.round if game is not None else 0,
-            "scores": game.scores() if game is not None else [],
-            "winners": list(game.winner_seats) if over and game is not None else [],
-            "next_table": table.next_table,
-        }
-
-    def state_message(
-        self,
-        table: LiveTable,
-        seat: int | None,
-        lang: str,
-        start: int,
-        *,
-        view: PlayerView | None = None,
-        public: dict[str, Any] | None = None,
-    ) -> tuple[dict[str, Any], int]:
-        """The ``state`` message for ``seat`` with events from ``start``; and the new count.
-
-        ``view``: that seat's view of the table's current game, if already built."""
-        game = table.game
-        if game is None:
-            raise ServiceError("not_started")
-        if view is None:
-            view = game.view(seat) if seat is not None else game.public_view()
-        events = view.events[start:]
-        names = view.players
-        msg = {
-            "type": "state",
-            "version": table.version,
-            "full": start == 0,
-            "view": view_json(view, lang, public),
-            "events": [event_json(e, names, lang) for e in events],
-            "events_from": start,
-            "breakdown": breakdown_json(game) if game.is_over else None,
-        }
-        return msg, len(view.events)
+    # -- telling the clients ----------------------------------------------------------------------
 
     async def send_state(
         self,
@@ -814,7 +641,7 @@ class Service:
             return
         if full:
             conn.sent_events = 0
-        msg, count = self.state_message(
+        msg, count = state_message(
             table, conn.seat, conn.lang, conn.sent_events, view=view, public=public
         )
         conn.sent_events = count
@@ -831,201 +658,33 @@ class Service:
                     await self.send_state(table, conn, view=views[conn.seat], public=public)
                 else:  # the game moved on while a send waited: build that seat's view afresh
                     await self.send_state(table, conn)
-        self._schedule_hints(table)
+        self.schedule_hints(table)
 
     async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None:
-        msg = {"type": "table", "table": self.summary(table)}
+        msg = {"type": "table", "table": table_summary(table)}
         for conn in list(table.conns):
             if conn is not exclude:
                 await conn.send(msg)
 
-    # -- listings, records, replays ---------------------------------------------------------------
+    async def close_sockets(self, code: int, reason: str) -> None:
+        """Ask every socket of this process to close (a shutdown): ``reason`` is sent first."""
+        for table in list(self._tables.values()):
+            for conn in list(table.conns):
+                await conn.close(code, reason)
+
+    # -- listings and records ---------------------------------------------------------------------
 
     async def list_tables(self, status: str | None) -> list[dict[str, Any]]:
         wanted = (status,) if status else ("open", "playing")
-        with self.sessions() as s:
-            ids = s.scalars(
-                select(TableRow.id)
-                .where(TableRow.status.in_(wanted))
-                .order_by(TableRow.created_at.desc())
-                .limit(100)
-            ).all()
-        return [self.summary(await self.get(i)) for i in ids]
+        return [table_summary(await self.get(i)) for i in self.store.table_ids(wanted)]
 
     def list_games(self, limit: int, offset: int) -> list[dict[str, Any]]:
-        with self.sessions() as s:
-            rows = s.scalars(
-                select(FinishedRow)
-                .order_by(FinishedRow.finished_at.desc())
-                .limit(limit)
-                .offset(offset)
-            ).all()
-            return [
-                {
-                    "id": r.table_id,
-                    "players": json.loads(r.players),
-                    "scores": json.loads(r.scores),
-                    "winners": json.loads(r.winners),
-                    "finished_at": r.finished_at.isoformat() + "Z",
-                }
-                for r in rows
-            ]
+        return [game_listing_json(g) for g in self.store.finished_games(limit, offset)]
 
     def record_text(self, game_id: str) -> str:
-        with self.sessions() as s:
-            row = s.get(FinishedRow, game_id) if len(game_id) <= 32 else None
-            if row is not None:
-                return row.record
-            if s.get(TableRow, game_id) is not None if len(game_id) <= 32 else False:
-                raise ServiceError("not_finished")
-        raise ServiceError("unknown_table", None, 404)
-
-
-# -- JSON of views, events, breakdowns, replays ----------------------------------------------------
-
-
-def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, Any]:
-    """An action with its localized label (cached: actions are frozen values)."""
-    return _action_json(action, tuple(names), lang)
-
-
-@functools.lru_cache(maxsize=4096)
-def _action_json(action: Action, names: tuple[str, ...], lang: str) -> dict[str, Any]:
-    return {  # shared between messages: never mutated
-        "action": action.notation,
-        "verb": i18n.VERB_NAMES[action.verb],
-        "position": action.position,
-        "kind": action.kind,
-        "seat": action.seat,
-        "label": i18n.describe_action(action, names, lang),
-    }
-
-
-def public_view_json(view: PlayerView) -> dict[str, Any]:
-    """The parts of :func:`view_json` that are the same for every seat (views built together
-    by :meth:`Game.views` share them): build once, pass to :func:`view_json` for each seat."""
-    return {
-        "players": list(view.players),
-        "row": list(view.row),
-        "discard": list(view.discard),
-        "collections": [dict(c) for c in view.collections],
-        "scores": list(view.scores),
-        "winners": list(view.winners),
-        "waiting_for": list(view.waiting_for),
-    }
-
-
-def view_json(view: PlayerView, lang: str, public: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A :class:`PlayerView` as protocol JSON (events are sent separately).
-
-    ``public``: :func:`public_view_json` of a view of the same position (shared, not copied)."""
-    pub = public if public is not None else public_view_json(view)
-    names = tuple(view.players)
-    return {
-        "seat": view.seat,
-        "players": pub["players"],
-        "round": view.round,
-        "phase": view.phase.value,
-        "over": view.over,
-        "row": pub["row"],
-        "deck_size": view.deck_size,
-        "discard": pub["discard"],
-        "collections": pub["collections"],
-        "scores": pub["scores"],
-        "winners": pub["winners"],
-        "selections": list(view.selections),
-        "waiting_for": pub["waiting_for"],
-        "legal": [_action_json(a, names, lang) for a in view.legal],
-        "power": view.power,
-        "actor": view.actor,
-        "resolving": view.resolving,
-        "step": view.step,
-        "drawn": list(view.drawn),
-        "known_deck_top": view.known_deck_top,
-        "my_pass": view.my_pass,
-        "unseen": dict(view.unseen),
-    }
-
-
-def event_json(event: Any, names: Sequence[str], lang: str) -> dict[str, Any]:
-    """``event.to_json()`` with its localized ``text`` (cached: events are frozen values)."""
-    return _event_json(event, tuple(names), lang)
-
-
-@functools.lru_cache(maxsize=4096)
-def _event_json(event: Any, names: tuple[str, ...], lang: str) -> dict[str, Any]:
-    out: dict[str, Any] = event.to_json()
-    out["text"] = i18n.describe_event(event, names, lang)
-    return out  # shared between messages: never mutated
-
-
-def breakdown_json(game: Game) -> list[dict[str, Any]]:
-    winners = set(game.winner_seats)
-    return [
-        {
-            "player": b.player,
-            "total": b.total,
-            "cards": b.cards,
-            "kinds": b.kinds,
-            "winner": b.player in winners,
-            "lines": [
-                {"kind": ln.kind, "count": ln.count, "points": ln.points, "reason": ln.reason}
-                for ln in b.lines
-            ],
-        }
-        for b in game.score_breakdown()
-    ]
-
-
-def replay_data(record: Record, lang: str) -> dict[str, Any]:
-    """Public views step by step through ``record`` (see docs/protocol.md, REPLAY)."""
-    try:
-        game = Game.new(record.players, deck=record.initial_deck())
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    names = record.players
-    view = game.public_view()
-    steps: list[dict[str, Any]] = [
-        {
-            "index": 0,
-            "actor": None,
-            "action": None,
-            "label": None,
-            "view": view_json(view, lang),
-            "events": [event_json(e, names, lang) for e in view.events],
-        }
-    ]
-    seen = len(view.events)
-    for i, recorded in enumerate(record.actions):
-        apply_recorded(game, i, recorded.player, recorded.action)
-        view = game.public_view()
-        action = parse_action(recorded.action)
-        steps.append(
-            {
-                "index": i + 1,
-                "actor": recorded.player,
-                "action": recorded.action,
-                "label": f"{names[recorded.player]}: {i18n.describe_action(action, names, lang)}",
-                "view": view_json(view, lang),
-                "events": [event_json(e, names, lang) for e in view.events[seen:]],
-            }
-        )
-        seen = len(view.events)
-    return {
-        "players": list(names),
-        "steps": steps,
-        "breakdown": breakdown_json(game) if game.is_over else None,
-        "record": record.to_dict(),
-    }
-
-
-__all__ = [
-    "BOT_LEVELS",
-    "Conn",
-    "LiveTable",
-    "Service",
-    "ServiceError",
-    "check_name",
-    "replay_data",
-    "view_json",
-]
+        text = self.store.record(game_id)
+        if text is not None:
+            return text
+        if self.store.exists(game_id):
+            raise ServiceError(E.NOT_FINISHED)
+        raise ServiceError(E.UNKNOWN_TABLE, None, 404)

@@ -1,0 +1,485 @@
+"""What goes over the wire, both ways: message models and the JSON of views, events, replays.
+
+* Client messages and request bodies (:class:`Hello`, :class:`Act`, :class:`CreateTable`, …)
+  are strict pydantic models: the WebSocket layer parses with :data:`CLIENT_MESSAGE`, FastAPI
+  with the body models.
+* Server messages and responses are pydantic models too (:class:`TableSummary`,
+  :class:`Welcome`, :class:`Ack`, …): FastAPI's ``response_model`` for HTTP and, for the
+  socket, the same models in :data:`SERVER_MESSAGE` (the tests validate every message a client
+  receives against it). On the hot path (a state per seat per move) the messages are built as
+  plain dicts by the functions below, which is what the models describe.
+* The functions here are pure: they read a :class:`~gonuts.server.live.LiveTable`, a
+  :class:`~gonuts.view.PlayerView` or a :class:`~gonuts.record.Record` and never touch the
+  service or the database. docs/protocol.md is the prose of all this.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from gonuts.actions import Action, parse_action
+from gonuts.errors import RecordError
+from gonuts.events import Event
+from gonuts.game import Game
+from gonuts.record import Record, apply_recorded
+from gonuts.server import i18n
+from gonuts.server.errors import ErrorCode, ServiceError, error_text
+from gonuts.server.live import LiveTable
+from gonuts.server.store import GameListing
+from gonuts.view import PlayerView
+
+BotLevel = Literal["easy", "medium", "hard"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "medium", "hard")
+
+# -- client -> server ------------------------------------------------------------------------------
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SeatSpec(Strict):
+    kind: Literal["human", "bot"]
+    level: BotLevel | None = None
+
+
+class CreateTable(Strict):
+    seats: list[SeatSpec] = Field(min_length=2, max_length=6)
+    name: str | None = Field(default=None, max_length=200)
+
+
+class JoinTable(Strict):
+    name: str = Field(max_length=200)
+
+
+class ActBody(Strict):
+    action: str = Field(max_length=64)
+    id: str | None = Field(default=None, max_length=40)
+    """Optional client id: a retried request with the same id is not applied twice."""
+
+
+class Hello(Strict):
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=200)
+    lang: str | None = Field(default=None, max_length=16)
+
+
+class Act(Strict):
+    type: Literal["act"]
+    action: str = Field(max_length=64)
+    id: str | None = Field(default=None, max_length=40)
+
+
+class Hints(Strict):
+    type: Literal["hints"]
+    on: bool
+
+
+class Lang(Strict):
+    type: Literal["lang"]
+    lang: str = Field(max_length=16)
+
+
+class Ping(Strict):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | Act | Hints | Lang | Ping, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping] = TypeAdapter(ClientMessage)
+
+# -- server -> client: HTTP responses and socket messages -----------------------------------------
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatSummary(Out):
+    seat: int
+    kind: Literal["human", "bot"]
+    level: BotLevel | None
+    name: str | None
+    taken: bool
+    connected: bool
+    bot_playing: bool
+
+
+class TableSummary(Out):
+    id: str
+    status: Literal["open", "playing", "finished"]
+    players: int
+    seats: list[SeatSummary]
+    invite_url: str
+    created_at: str
+    version: int
+    round: int
+    scores: list[int]
+    winners: list[int]
+    next_table: str | None
+
+
+class Seated(Out):
+    """A table and the caller's seat at it (``seat``/``token`` null: created as a watcher)."""
+
+    table: TableSummary
+    seat: int | None
+    token: str | None
+
+
+class TableList(Out):
+    tables: list[TableSummary]
+
+
+class GameSummary(Out):
+    id: str
+    players: list[str]
+    scores: list[int]
+    winners: list[int]
+    finished_at: str
+
+
+class GameList(Out):
+    games: list[GameSummary]
+
+
+class Config(Out):
+    lang: str
+    languages: list[str]
+    bot_levels: list[str]
+    min_players: int
+    max_players: int
+    max_message_bytes: int
+    version: str
+
+
+class Acted(Out):
+    ok: Literal[True]
+    version: int
+
+
+class ErrorDetail(Out):
+    code: ErrorCode
+    message: str
+
+
+class ErrorBody(Out):
+    """Every HTTP error's body."""
+
+    error: ErrorDetail
+
+
+class Welcome(Out):
+    type: Literal["welcome"]
+    seat: int | None
+    name: str | None
+    spectator: bool
+    hints: bool
+    lang: str
+    table: TableSummary
+
+
+class TableMessage(Out):
+    type: Literal["table"]
+    table: TableSummary
+
+
+class State(Out):
+    """``view`` and ``events`` are described in docs/protocol.md (VIEW, EVENT)."""
+
+    type: Literal["state"]
+    version: int
+    full: bool
+    view: dict[str, Any]
+    events: list[dict[str, Any]]
+    events_from: int
+    breakdown: list[dict[str, Any]] | None
+
+
+class Ack(Out):
+    type: Literal["ack"]
+    id: str | None
+    action: str
+    version: int
+
+
+class ErrorMessage(Out):
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    id: str | None = None
+    """Only present when the refused message had one."""
+
+
+class HintMessage(Out):
+    type: Literal["hint"]
+    version: int
+    hint: dict[str, Any]
+
+
+class NextTable(Out):
+    type: Literal["next_table"]
+    table_id: str
+    invite_url: str
+
+
+class Replay(Out):
+    """A finished (or uploaded) game step by step: public views and events (REPLAY)."""
+
+    players: list[str]
+    steps: list[dict[str, Any]]
+    breakdown: list[dict[str, Any]] | None
+    record: dict[str, Any]
+
+
+class Pong(Out):
+    type: Literal["pong"]
+
+
+ServerMessage = Annotated[
+    Welcome | TableMessage | State | Ack | ErrorMessage | HintMessage | NextTable | Pong,
+    Field(discriminator="type"),
+]
+SERVER_MESSAGE: TypeAdapter[
+    Welcome | TableMessage | State | Ack | ErrorMessage | HintMessage | NextTable | Pong
+] = TypeAdapter(ServerMessage)
+"""Every message the server sends over a socket (for clients and tests to check against)."""
+
+
+def error_message(
+    code: ErrorCode, lang: str, detail: str | None = None, id_: str | None = None
+) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": code, "message": error_text(code, lang, detail)}
+    if id_ is not None:
+        msg["id"] = id_
+    return msg
+
+
+def error_body(code: ErrorCode, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+# -- tables and states -----------------------------------------------------------------------------
+
+
+def table_summary(table: LiveTable) -> dict[str, Any]:
+    """:class:`TableSummary` of ``table`` (public: no tokens, no deck)."""
+    game = table.game
+    over = game is not None and game.is_over
+    return {
+        "id": table.id,
+        "status": table.status,
+        "players": len(table.seats),
+        "seats": [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "level": s.level,
+                "name": s.name,
+                "taken": s.taken,
+                "connected": s.kind == "bot" or table.connected(s.seat),
+                "bot_playing": s.bot_level is not None,
+            }
+            for s in table.seats
+        ],
+        "invite_url": f"/t/{table.id}",
+        "created_at": table.created_at.isoformat() + "Z",
+        "version": table.version,
+        "round": game.round if game is not None else 0,
+        "scores": game.scores() if game is not None else [],
+        "winners": list(game.winner_seats) if over and game is not None else [],
+        "next_table": table.next_table,
+    }
+
+
+def state_message(
+    table: LiveTable,
+    seat: int | None,
+    lang: str,
+    start: int,
+    *,
+    view: PlayerView | None = None,
+    public: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], int]:
+    """The :class:`State` message for ``seat`` with events from ``start``; and the new count.
+
+    ``view``: that seat's view of the table's current game, if already built."""
+    game = table.game
+    if game is None:
+        raise ServiceError(ErrorCode.NOT_STARTED)
+    if view is None:
+        view = game.view(seat) if seat is not None else game.public_view()
+    events = view.events[start:]
+    names = view.players
+    msg = {
+        "type": "state",
+        "version": table.version,
+        "full": start == 0,
+        "view": view_json(view, lang, public),
+        "events": [event_json(e, names, lang) for e in events],
+        "events_from": start,
+        "breakdown": breakdown_json(game) if game.is_over else None,
+    }
+    return msg, len(view.events)
+
+
+def hint_message(
+    version: int, data: dict[str, Any], players: Sequence[str], lang: str
+) -> dict[str, Any]:
+    """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label."""
+    actions = [
+        {**a, "label": i18n.describe_action(parse_action(a["action"]), players, lang)}
+        for a in data["actions"]
+    ]
+    return {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
+
+
+def game_listing_json(g: GameListing) -> dict[str, Any]:
+    return {
+        "id": g.id,
+        "players": g.players,
+        "scores": g.scores,
+        "winners": g.winners,
+        "finished_at": g.finished_at.isoformat() + "Z",
+    }
+
+
+# -- views, events, breakdowns, replays ------------------------------------------------------------
+
+
+def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, Any]:
+    """An action with its localized label (cached: actions are frozen values)."""
+    return _action_json(action, tuple(names), lang)
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_json(action: Action, names: tuple[str, ...], lang: str) -> dict[str, Any]:
+    return {  # shared between messages: never mutated
+        "action": action.notation,
+        "verb": i18n.VERB_NAMES[action.verb],
+        "position": action.position,
+        "kind": action.kind,
+        "seat": action.seat,
+        "label": i18n.describe_action(action, names, lang),
+    }
+
+
+def public_view_json(view: PlayerView) -> dict[str, Any]:
+    """The parts of :func:`view_json` that are the same for every seat (views built together
+    by :meth:`Game.views` share them): build once, pass to :func:`view_json` for each seat."""
+    return {
+        "players": list(view.players),
+        "row": list(view.row),
+        "discard": list(view.discard),
+        "collections": [dict(c) for c in view.collections],
+        "scores": list(view.scores),
+        "winners": list(view.winners),
+        "waiting_for": list(view.waiting_for),
+    }
+
+
+def view_json(view: PlayerView, lang: str, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A :class:`PlayerView` as protocol JSON (events are sent separately).
+
+    ``public``: :func:`public_view_json` of a view of the same position (shared, not copied)."""
+    pub = public if public is not None else public_view_json(view)
+    names = tuple(view.players)
+    return {
+        "seat": view.seat,
+        "players": pub["players"],
+        "round": view.round,
+        "phase": view.phase.value,
+        "over": view.over,
+        "row": pub["row"],
+        "deck_size": view.deck_size,
+        "discard": pub["discard"],
+        "collections": pub["collections"],
+        "scores": pub["scores"],
+        "winners": pub["winners"],
+        "selections": list(view.selections),
+        "waiting_for": pub["waiting_for"],
+        "legal": [_action_json(a, names, lang) for a in view.legal],
+        "power": view.power,
+        "actor": view.actor,
+        "resolving": view.resolving,
+        "step": view.step,
+        "drawn": list(view.drawn),
+        "known_deck_top": view.known_deck_top,
+        "my_pass": view.my_pass,
+        "unseen": dict(view.unseen),
+    }
+
+
+def event_json(event: Event, names: Sequence[str], lang: str) -> dict[str, Any]:
+    """``event.to_json()`` with its localized ``text`` (cached: events are frozen values)."""
+    return _event_json(event, tuple(names), lang)
+
+
+@functools.lru_cache(maxsize=4096)
+def _event_json(event: Event, names: tuple[str, ...], lang: str) -> dict[str, Any]:
+    out: dict[str, Any] = event.to_json()
+    out["text"] = i18n.describe_event(event, names, lang)
+    return out  # shared between messages: never mutated
+
+
+def breakdown_json(game: Game) -> list[dict[str, Any]]:
+    winners = set(game.winner_seats)
+    return [
+        {
+            "player": b.player,
+            "total": b.total,
+            "cards": b.cards,
+            "kinds": b.kinds,
+            "winner": b.player in winners,
+            "lines": [
+                {"kind": ln.kind, "count": ln.count, "points": ln.points, "reason": ln.reason}
+                for ln in b.lines
+            ],
+        }
+        for b in game.score_breakdown()
+    ]
+
+
+def replay_data(record: Record, lang: str) -> dict[str, Any]:
+    """Public views step by step through ``record`` (see docs/protocol.md, REPLAY)."""
+    try:
+        game = Game.new(record.players, deck=record.initial_deck())
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    names = record.players
+    view = game.public_view()
+    steps: list[dict[str, Any]] = [
+        {
+            "index": 0,
+            "actor": None,
+            "action": None,
+            "label": None,
+            "view": view_json(view, lang),
+            "events": [event_json(e, names, lang) for e in view.events],
+        }
+    ]
+    seen = len(view.events)
+    for i, recorded in enumerate(record.actions):
+        apply_recorded(game, i, recorded.player, recorded.action)
+        view = game.public_view()
+        action = parse_action(recorded.action)
+        steps.append(
+            {
+                "index": i + 1,
+                "actor": recorded.player,
+                "action": recorded.action,
+                "label": f"{names[recorded.player]}: {i18n.describe_action(action, names, lang)}",
+                "view": view_json(view, lang),
+                "events": [event_json(e, names, lang) for e in view.events[seen:]],
+            }
+        )
+        seen = len(view.events)
+    return {
+        "players": list(names),
+        "steps": steps,
+        "breakdown": breakdown_json(game) if game.is_over else None,
+        "record": record.to_dict(),
+    }
