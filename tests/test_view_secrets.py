@@ -395,6 +395,48 @@ def test_example_double_chocolate_put_back() -> None:
     assert twin.view(0).known_deck_top == "jelly_filled"
 
 
+def _two_double_chocolates(kept_by_second: str) -> Game:
+    """Seats 0 and 1 take the row's two Double Chocolates, seat 2 a French Cruller (which waits).
+    Seat 0 draws Powdered and Boston Cream, keeps Powdered, puts Boston Cream back; seat 1 then
+    draws Boston Cream and Jelly-Filled and keeps ``kept_by_second``."""
+    top = ["double_chocolate", "double_chocolate", "french_cruller", "plain"]
+    top += ["powdered", "boston_cream", "jelly_filled"]
+    game = Game.new(3, deck=_deck(3, top))
+    for seat in range(3):
+        game.apply(seat, f"pick {seat + 1}")
+    game.apply(0, "keep powdered")
+    assert [v.known_deck_top for v in views(game)] == ["boston_cream", None, None]
+    assert game.view(1).drawn == ("boston_cream", "jelly_filled")
+    game.apply(1, f"keep {kept_by_second}")
+    assert game.pending_power == "french_cruller"
+    return game
+
+
+def test_example_put_back_card_deduced_after_another_double_chocolate() -> None:
+    # Seat 1 keeps the Jelly-Filled in public: seat 0, who knew the Boston Cream was one of the
+    # two cards drawn, can tell it went back on top; seat 1 put it back itself.
+    game = _two_double_chocolates("jelly_filled")
+    assert game.state.deck[-1] == KIND_IDS.index("boston_cream")
+    assert [v.known_deck_top for v in views(game)] == ["boston_cream", "boston_cream", None]
+    unseen = [v.unseen.get("boston_cream", 0) for v in views(game)]
+    assert unseen[0] == unseen[1] == unseen[2] - 1
+    # Only seat 1 saw a put-back event this time: seat 0's knowledge is a deduction.
+    put_backs = [
+        [e.player for e in v.events if e.type is EventType.CARD_PUT_BACK] for v in views(game)
+    ]
+    assert put_backs == [[0], [1], []]
+    assert game.public_view().known_deck_top is None
+
+
+def test_example_put_back_card_kept_by_another_double_chocolate() -> None:
+    # Seat 1 keeps the Boston Cream seat 0 had put back: seat 0 no longer knows the top card,
+    # seat 1 knows the Jelly-Filled it put back.
+    game = _two_double_chocolates("boston_cream")
+    assert [v.known_deck_top for v in views(game)] == [None, "jelly_filled", None]
+    unseen = [v.unseen.get("jelly_filled", 0) for v in views(game)]
+    assert unseen[1] == unseen[0] - 1 == unseen[2] - 1
+
+
 def test_example_cinnamon_twist_passes() -> None:
     # Round 1: seats take Plain, Powdered, Donut Holes, Jelly-Filled (position 1 stays).
     # Round 2: seats 1–3 take Maple Bar, Glazed, Powdered; seat 0 the Cinnamon Twist last.

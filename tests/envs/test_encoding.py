@@ -4,6 +4,7 @@ nothing they must not show."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,8 +12,10 @@ import pytest
 from envs.helpers import random_states
 from gonuts import rules
 from gonuts.actions import ACTIONS, NUM_ACTIONS
+from gonuts.cards import KIND_IDS, deck_counts
 from gonuts.envs import encoding as E  # noqa: N812
 from gonuts.envs._core import engine_action
+from gonuts.game import Game
 from gonuts.state import Phase
 from gonuts.view import make_view
 
@@ -119,3 +122,59 @@ def test_illegal_actions_substitute_or_raise() -> None:
     assert engine_action(state, 0, np.int64(3), "substitute") == (3, False)
     with pytest.raises(ValueError, match="not legal"):
         engine_action(state, 0, 400, "raise")
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_observation_lists_seats_from_the_observer_leftwards(players: int) -> None:
+    # Relative slot r is the seat r places to the observer's left, (seat + r) mod N: the one a
+    # Cinnamon Twist passes to is slot 1. Every per-seat section is read back from the view.
+    checked = 0
+    for state in random_states(players, games=2, seed=20 + players):
+        for me in range(players):
+            view = make_view(state, me)
+            parts = E.describe_observation(E.encode_observation(view))
+            collections = np.array(parts["collections"]).reshape(6, E.K)
+            selections = np.array(parts["selections"]).reshape(6, 7)
+            for r in range(6):
+                if r >= players:
+                    assert not collections[r].any() and not selections[r].any()
+                    assert parts["scores"][r] == parts["cards_owned"][r] == 0.0
+                    continue
+                p = (me + r) % players
+                counts = {KIND_IDS[k]: int(c) for k, c in enumerate(collections[r]) if c}
+                assert counts == dict(view.collections[p])
+                assert parts["cards_owned"][r] == sum(view.collections[p].values())
+                assert parts["scores"][r] == view.scores[p]
+                assert parts["waiting_for"][r] == (1.0 if p in view.waiting_for else 0.0)
+                assert parts["actor"][r] == (1.0 if view.actor == p else 0.0)
+                pick = view.selections[p]
+                assert selections[r].tolist() == [1.0 if pick == i + 1 else 0.0 for i in range(7)]
+            checked += 1
+    assert checked > 20
+
+
+def test_observation_seat_order_example() -> None:
+    # Seat 1 of 3 owns a Glazed, seat 2 a Plain: from seat 0, slot 1 holds the Glazed and slot 2
+    # the Plain; from seat 1, slot 1 is seat 2 (the Plain) and slot 2 is seat 0 (nothing).
+    game = Game.new(3, deck=["plain", "glazed", "plain", "powdered", *_rest(3)], events=False)
+    game.apply(0, "pick 4")
+    game.apply(1, "pick 2")
+    game.apply(2, "pick 3")
+    coll = slice(*E.OBS_SLICES["collections"])
+    glazed, plain = KIND_IDS.index("glazed"), KIND_IDS.index("plain")
+
+    def owned(seat: int) -> list[list[int]]:
+        obs = E.encode_observation(game.view(seat))[coll].reshape(6, E.K)
+        return [sorted(np.flatnonzero(obs[r]).tolist()) for r in range(3)]
+
+    assert game.collection(1) == {"glazed": 1} and game.collection(2) == {"plain": 1}
+    powdered = KIND_IDS.index("powdered")
+    assert owned(0) == [[powdered], [glazed], [plain]]
+    assert owned(1) == [[glazed], [plain], [powdered]]
+    assert owned(2) == [[plain], [powdered], [glazed]]
+
+
+def _rest(players: int) -> list[str]:
+    rest = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(players)) if c})
+    rest.subtract(["plain", "glazed", "plain", "powdered"])
+    return sorted(rest.elements())

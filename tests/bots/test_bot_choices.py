@@ -1,0 +1,218 @@
+"""Bots choose well, not only legally: each test here fails if a decision rule is turned around
+(a random or worst choice, a flipped sign, a shared victory counted as a full one)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from bots.test_bots import random_positions
+from gonuts import rules
+from gonuts.actions import ACTIONS, DISCARD_POSITION_BASE, Action, Verb
+from gonuts.bots import GreedyBot, MCTSBot, search
+from gonuts.bots.determinize import Determinizer
+from gonuts.bots.greedy import selection_scores
+from gonuts.bots.heuristics import card_values, make_context
+from gonuts.bots.mcts import _rewards
+from gonuts.cards import KIND_IDS, NUM_KINDS, deck_counts
+from gonuts.envs.encoding import terminal_rewards
+from gonuts.scoring import scores
+from gonuts.state import GameConfig, GameState, Phase
+from gonuts.view import PlayerView, make_view
+
+K = NUM_KINDS
+INDEX = {kind: i for i, kind in enumerate(KIND_IDS)}
+
+
+def decisions(phase: Phase, players: range, seeds: range, every: int = 1) -> Iterator[PlayerView]:
+    """Views of seats with a real choice (two or more legal actions) in ``phase``, at one
+    decision point in ``every`` along random games."""
+    for seed in seeds:
+        for i, game in enumerate(random_positions(seed, players[seed % len(players)])):
+            if game.phase is phase and i % every == 0:
+                for seat in game.to_act:
+                    view = game.view(seat)
+                    if len(view.legal) > 1:
+                        yield view
+
+
+def public_state(view: PlayerView) -> GameState:
+    """A state with ``view``'s public facts (the deck order is irrelevant to what is tested)."""
+    return Determinizer(view).sample(random.Random(0))
+
+
+# -- greedy: selections ----------------------------------------------------------------------------
+
+
+def test_greedy_selects_near_its_best_scored_position() -> None:
+    # The bot samples a softmax at temperature 0.3 point over its selection scores: a position
+    # scored 3 points below the best has a chance of e^-10 per decision. Random play would
+    # take such positions often.
+    checked = far_behind = best_taken = 0
+    uniform = 0.0
+    for view in decisions(Phase.SELECT, range(2, 7), range(12), every=7):
+        seat = view.seat
+        assert seat is not None
+        g = public_state(view)
+        unseen = [view.unseen.get(kind, 0) for kind in KIND_IDS]
+        ctx = make_context(g.n, view.deck_size, g.row, unseen)
+        position_scores = selection_scores(g, ctx, seat)
+        chosen = GreedyBot(checked).choose(view)
+        assert chosen.position is not None
+        top = max(position_scores)
+        assert position_scores[chosen.position - 1] > top - 3.0, (position_scores, chosen)
+        far_behind += sum(1 for s in position_scores if s < top - 3.0)
+        best_taken += position_scores[chosen.position - 1] == top
+        uniform += 1 / len(view.legal)
+        checked += 1
+    assert checked > 100
+    assert far_behind > 0.1 * checked  # the bound above was tested on many poor positions
+    assert best_taken > 2 * uniform  # the best position, far more often than at random
+
+
+# -- greedy: French Cruller ------------------------------------------------------------------------
+
+
+def test_greedy_cruller_discards_cards_worth_more_to_an_opponent() -> None:
+    # docs: French Cruller discards the row card whose worth to the best-placed opponent exceeds
+    # its worth to the bot by the most (over one point); with none, the bot stops.
+    discarded = stopped = 0
+    for view in decisions(Phase.FRENCH_CRULLER, range(2, 7), range(60)):
+        seat = view.seat
+        assert seat is not None
+        g = public_state(view)
+        unseen = [view.unseen.get(kind, 0) for kind in KIND_IDS]
+        ctx = make_context(g.n, view.deck_size, g.row, unseen)
+        mine = card_values(g.coll, ctx, seat)
+        others = [card_values(g.coll, ctx, p) for p in range(g.n) if p != seat]
+
+        options = {
+            a: max(o[kind] for o in others) - mine[kind] - 1.0
+            for a in view.legal
+            if a.verb is Verb.DISCARD_POSITION
+            for kind in (g.row[a.id - DISCARD_POSITION_BASE],)
+        }
+        chosen = GreedyBot(0).choose(view)
+        if chosen.verb is Verb.STOP:
+            assert all(v <= 0.0 for v in options.values())
+            stopped += 1
+        else:
+            assert options[chosen] > 0.0
+            assert options[chosen] == max(options.values())
+            discarded += 1
+    assert discarded >= 5 and stopped >= 5
+
+
+# -- a last decision with a known outcome ---------------------------------------------------------
+
+
+def red_velvet_endgame() -> GameState:
+    """Three players, the deck empty, seat 0 resolving a Red Velvet in the last round.
+
+    Seat 0 owns a Red Velvet (-2), seat 1 a Red Velvet and a Glazed (0 points), seat 2 nothing;
+    seats 1 and 2 both picked position 4 (contested: discarded). Whatever seat 0 takes from the
+    discard pile, the game then ends: Powdered or Plain win it, Glazed, Sprinkled or a French
+    Cruller tie seat 1 on points and cards (a shared victory), anything else loses.
+    """
+    n = 3
+    row = [None, "glazed", "plain", "powdered"]
+    owned: tuple[list[str], ...] = (["red_velvet"], ["red_velvet", "glazed"], [])
+    rest = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(n)) if c})
+    rest.subtract([c for c in row if c is not None])
+    for cards in owned:
+        rest.subtract(cards)
+    coll = [0] * (n * K)
+    for p, cards in enumerate(owned):
+        for card in cards:
+            coll[p * K + INDEX[card]] += 1
+    return GameState(
+        GameConfig(("ann", "bob", "cy"), ()),
+        deck=[],
+        row=[-1 if c is None else INDEX[c] for c in row],
+        discard=[INDEX[c] for c in sorted(rest.elements())],
+        coll=coll,
+        picks=[0, 3, 3],
+        phase=Phase.RED_VELVET,
+        actor=0,
+        pos=0,
+    )
+
+
+def outcome(state: GameState, action: Action) -> float:
+    """Seat 0's exact win share after ``action`` (the game ends at once)."""
+    after = state.copy(events=False)
+    rules.apply(after, 0, action.id)
+    assert after.phase is Phase.OVER
+    return terminal_rewards(scores(after.coll, after.n), after.winners)[0]
+
+
+def test_endgame_outcomes_are_wins_ties_and_losses() -> None:
+    state = red_velvet_endgame()
+    view = make_view(state, 0)
+    assert view.deck_size == 0 and not view.unseen
+    shares = {a.notation: outcome(state, a) for a in view.legal}
+    assert {k for k, v in shares.items() if v == 1.0} == {"take powdered", "take plain"}
+    ties = {"take glazed", "take sprinkled", "take french_cruller"}
+    assert {k for k, v in shares.items() if v == 0.5} == ties
+    assert sum(1 for v in shares.values() if v == 0.0) == len(shares) - 5
+
+
+def test_search_win_estimates_are_exact_when_the_outcome_is_certain() -> None:
+    # Every simulation of an action ends the same way: its mean win share is the exact one
+    # (a shared victory counts one half, not a full win).
+    state = red_velvet_endgame()
+    view = make_view(state, 0)
+    result = search(view, random.Random(3), iterations=600)
+    assert not result.simultaneous
+    for estimate in result.estimates:
+        assert estimate.visits > 0
+        assert estimate.win_probability == pytest.approx(outcome(state, estimate.action))
+    assert outcome(state, result.best.action) == 1.0
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_search_bot_plays_its_most_visited_action(mixed: bool) -> None:
+    state = red_velvet_endgame()
+    view = make_view(state, 0)
+    for seed in range(3):
+        result = search(view, random.Random(seed), iterations=300, mixed=mixed)
+        visits = {e.action: e.visits for e in result.estimates}
+        assert result.best.visits == max(visits.values())
+        # The bot's own rng makes the same search, then plays its result.
+        chosen = MCTSBot(seed, iterations=300, mixed=mixed).choose(view)
+        assert chosen is result.best.action
+        assert visits[chosen] == max(visits.values())
+        assert outcome(state, chosen) == 1.0
+
+
+def test_greedy_power_choice_takes_a_winning_card() -> None:
+    state = red_velvet_endgame()
+    view = make_view(state, 0)
+    for seed in range(5):
+        assert outcome(state, GreedyBot(seed).choose(view)) == 1.0
+
+
+def test_search_rewards_split_a_shared_victory() -> None:
+    state = red_velvet_endgame()
+    tie = state.copy(events=False)
+    rules.apply(tie, 0, _take(tie, "glazed"))
+    rewards, wins, totals = _rewards(tie)
+    assert tie.winners == (0, 1)
+    assert wins == [0.5, 0.5, 0.0]
+    assert totals == scores(tie.coll, 3)
+    assert rewards[0] == rewards[1] > rewards[2]
+    assert all(0.0 <= r <= 1.0 for r in rewards)
+    win = state.copy(events=False)
+    rules.apply(win, 0, _take(win, "powdered"))
+    rewards_win, wins_win, _ = _rewards(win)
+    assert wins_win == [1.0, 0.0, 0.0]
+    assert rewards_win[0] > rewards[0]  # a sole victory is worth more than a shared one
+    assert math.isclose(sum(wins_win), 1.0) and math.isclose(sum(wins), 1.0)
+
+
+def _take(state: GameState, kind: str) -> int:
+    return next(i for i in rules.legal_ids(state, 0) if ACTIONS[i].notation == f"take {kind}")
