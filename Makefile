@@ -6,6 +6,7 @@
 #   requirements/test.txt      + dev tools, research, batch and ray extras  (make test)
 #   requirements/research.txt  research, batch, ray and train extras        (documented only)
 # One stamp per lock: `make run` then `make test` (or the reverse) upgrade the same .venv/.
+# gonuts itself is reinstalled (editable) when pyproject.toml or the version changes.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -23,13 +24,13 @@ setup-test: $(TEST_STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): requirements/run.txt pyproject.toml | $(BIN)/python
+$(RUN_STAMP): requirements/run.txt pyproject.toml src/gonuts/__init__.py | $(BIN)/python
 	@echo "gonuts: installing requirements/run.txt into $(VENV)/"
 	$(PIP) install --quiet --require-hashes -r requirements/run.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-$(TEST_STAMP): requirements/test.txt pyproject.toml | $(BIN)/python
+$(TEST_STAMP): requirements/test.txt pyproject.toml src/gonuts/__init__.py | $(BIN)/python
 	@echo "gonuts: installing requirements/test.txt into $(VENV)/"
 	$(PIP) install --quiet --require-hashes -r requirements/test.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
