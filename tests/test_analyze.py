@@ -218,10 +218,10 @@ def test_bot_tallies_match_the_event_log() -> None:
         taken = [0] * len(KIND_IDS)
         contested = [0] * len(KIND_IDS)
         for event in game.event_log:
-            if event.type is EventType.CARD_TAKEN:
-                taken[kind_index(event.card)] += 1
-            elif event.type is EventType.CARD_CONTESTED:
-                contested[kind_index(event.card)] += 1
+            if event.type in (EventType.CARD_TAKEN, EventType.CARD_CONTESTED):
+                assert event.card is not None
+                counts = taken if event.type is EventType.CARD_TAKEN else contested
+                counts[kind_index(event.card)] += 1
         assert tally.taken == taken
         assert tally.contested == contested
         assert tally.rounds == {game.round: 1}
