@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, text
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from gonuts.server.messages import SERVER_MESSAGE
 from web.helpers import create, hello, receive_until
 
 BOTS2 = [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "medium"}]
@@ -141,6 +142,9 @@ def test_full_game_against_two_bots_with_spectator(client: TestClient, db_url: s
         assert any(e["type"] == "game_over" for m in states for e in m["events"])
     for m in log:
         assert_secret_safe(m, 0, deck)
+    # every message is one of the protocol's models (gonuts.server.messages)
+    kinds = {type(SERVER_MESSAGE.validate_python(m)).__name__ for m in [*log, *watched, welcome]}
+    assert kinds >= {"Welcome", "State", "Ack", "HintMessage", "TableMessage", "Pong"}, kinds
     assert any(m["type"] == "state" and not m["view"]["over"] for m in watched)
     for m in watched:
         assert_secret_safe(m, None, deck)

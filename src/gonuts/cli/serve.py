@@ -1,14 +1,27 @@
-"""``gonuts serve``: the web app (lobby, live tables, replays) with uvicorn."""
+"""``gonuts serve``: the web app (lobby, live tables, replays) with uvicorn.
+
+Every option can also come from the environment (``GONUTS_PORT=8080``, …: :data:`SETTINGS`,
+the table in docs/deploy.md); a flag on the command line wins over the environment.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import math
 import os
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-EXIT_USAGE = 2
+EXIT_USAGE: Final = 2
+LOG_LEVELS: Final = ("debug", "info", "warning", "error")
+TRUE: Final = frozenset({"1", "true", "yes", "on"})
+FALSE: Final = frozenset({"0", "false", "no", "off", ""})
 
 
 def default_db_url() -> str:
@@ -17,15 +30,112 @@ def default_db_url() -> str:
     return f"sqlite:///{Path(base) / 'gonuts' / 'gonuts.sqlite3'}"
 
 
+class SettingError(ValueError):
+    """An option's value (from a flag or the environment) that cannot be used."""
+
+
+def _port(text: str) -> int:
+    if not text.strip().isdigit() or not 0 <= int(text) <= 65535:
+        raise SettingError("is not a port number (0-65535)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingError("is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise SettingError("is not a number of seconds ≥ 0")
+    return value
+
+
+def _level(text: str) -> str:
+    if text.lower() not in LOG_LEVELS:
+        raise SettingError(f"is not one of {', '.join(LOG_LEVELS)}")
+    return text.lower()
+
+
+def _flag(text: str) -> bool:
+    if text.lower() in TRUE:
+        return True
+    if text.lower() in FALSE:
+        return False
+    raise SettingError("is not a yes/no value (1, true, yes, on / 0, false, no, off)")
+
+
+def _text(text: str) -> str:
+    if not text.strip():
+        raise SettingError("is empty")
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Setting:
+    dest: str
+    env: str
+    parse: Callable[[str], Any]
+    default: Callable[[], Any]
+    help: str
+
+
+SETTINGS: Final = (
+    Setting("host", "GONUTS_HOST", _text, lambda: "127.0.0.1", "address to listen on"),
+    Setting("port", "GONUTS_PORT", _port, lambda: 8000, "port"),
+    Setting("db", "GONUTS_DB_URL", _text, default_db_url, "database URL"),
+    Setting("log_level", "GONUTS_LOG_LEVEL", _level, lambda: "info", "log level"),
+    Setting("access_log", "GONUTS_ACCESS_LOG", _flag, lambda: False, "log every request"),
+    Setting("log_json", "GONUTS_LOG_JSON", _flag, lambda: False, "logs as JSON lines"),
+    Setting("bot_delay", "GONUTS_BOT_DELAY", _seconds, lambda: 0.5, "a bot's pause"),
+    Setting("replace_after", "GONUTS_REPLACE_AFTER", _seconds, lambda: 120.0, "bot takes over"),
+    Setting("shutdown_grace", "GONUTS_SHUTDOWN_GRACE", _seconds, lambda: 10.0, "at SIGTERM"),
+    Setting(
+        "forwarded_allow_ips",
+        "GONUTS_FORWARDED_ALLOW_IPS",
+        _text,
+        lambda: "127.0.0.1",
+        "trusted proxies",
+    ),
+)
+"""Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
+
+
+def resolve(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str, Any]:
+    """Each setting from its flag if given, else from the environment, else its default.
+
+    Raises :class:`SettingError` naming the flag or variable whose value is unusable.
+    """
+    values: dict[str, Any] = {}
+    for s in SETTINGS:
+        flag = getattr(args, s.dest, None)
+        raw, where = (flag, f"--{s.dest.replace('_', '-')}") if flag is not None else (None, "")
+        if raw is None and s.env in environ:
+            raw, where = environ[s.env], s.env
+        if raw is None:
+            values[s.dest] = s.default()
+        elif isinstance(raw, bool):
+            values[s.dest] = raw
+        else:
+            try:
+                values[s.dest] = s.parse(str(raw))
+            except SettingError as exc:
+                raise SettingError(f"{where}={raw!r} {exc}") from None
+    return values
+
+
 def register(sub: Any) -> None:
+    env_lines = "\n".join(f"  {s.env:<28} --{s.dest.replace('_', '-')}" for s in SETTINGS)
     p: argparse.ArgumentParser = sub.add_parser(
         "serve",
         help="play in the browser: run the web server",
         description="Run the gonuts web app: lobby, live tables with bots, replays, in English, "
-        "Spanish and Italian. Open the printed address in a browser.",
+        "Spanish and Italian. Open the printed address in a browser. Health: /healthz, "
+        "/readyz; Prometheus metrics: /metrics (docs/deploy.md).",
+        epilog="Every option can come from the environment instead (a flag wins):\n" + env_lines,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", default=None, help="port (default 8000)")
     p.add_argument(
         "--db",
         default=None,
@@ -34,41 +144,130 @@ def register(sub: Any) -> None:
         "(default: a SQLite file under $XDG_DATA_HOME/gonuts)",
     )
     p.add_argument(
+        "--log-level", default=None, metavar="LEVEL", help="debug, info, warning or error "
+        "(default info)"
+    )  # fmt: skip
+    p.add_argument(
+        "--access-log",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="one log line per HTTP request and WebSocket (default off)",
+    )
+    p.add_argument(
+        "--log-json",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write logs as JSON lines, one object per line (default off: plain text)",
+    )
+    p.add_argument(
         "--bot-delay",
-        type=float,
-        default=0.5,
+        default=None,
         metavar="S",
         help="seconds a bot waits before acting, so moves can be followed (default 0.5)",
     )
     p.add_argument(
         "--replace-after",
-        type=float,
-        default=120.0,
+        default=None,
         metavar="S",
         help="seconds before a player who left is replaced by a bot (default 120)",
+    )
+    p.add_argument(
+        "--shutdown-grace",
+        default=None,
+        metavar="S",
+        help="at SIGTERM, seconds to let requests and moves in progress finish (default 10)",
+    )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="comma-separated addresses of reverse proxies whose X-Forwarded-For is "
+        "trusted, or * (default 127.0.0.1)",
     )
     p.set_defaults(handler=run)
 
 
+class JsonLines(logging.Formatter):
+    """One JSON object per record: time, level, logger, message, and the access fields."""
+
+    FIELDS: Final = ("method", "path", "status", "ms", "client")
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for name in self.FIELDS:
+            if hasattr(record, name):
+                out[name] = getattr(record, name)
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def configure_logging(level: str, *, json_lines: bool, access: bool) -> None:
+    """Everything (gonuts, uvicorn) to stderr at ``level``; the access log on or off."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JsonLines()
+        if json_lines
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error"):
+        logging.getLogger(name).setLevel(level.upper())
+    # our access log (gonuts.server.app.AccessLog) replaces uvicorn's
+    logging.getLogger("gonuts.access").setLevel(logging.INFO if access else logging.WARNING)
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        settings = resolve(args, os.environ)
+    except SettingError as exc:
+        print(f"gonuts serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
     import uvicorn  # noqa: PLC0415  (only this command needs the web stack)
     from sqlalchemy.engine import make_url  # noqa: PLC0415
 
     from gonuts.server import create_app  # noqa: PLC0415
     from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
 
-    if not 0 <= args.port <= 65535:
-        print(f"gonuts serve: bad port {args.port}", file=sys.stderr)
-        return EXIT_USAGE
-    url = args.db or default_db_url()
+    url: str = settings["db"]
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
         Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(url, bot_delay=args.bot_delay, replace_after=args.replace_after)
-    host = "localhost" if args.host in ("127.0.0.1", "0.0.0.0", "::") else args.host
+    configure_logging(
+        settings["log_level"], json_lines=settings["log_json"], access=settings["access_log"]
+    )
+    app = create_app(
+        url,
+        bot_delay=settings["bot_delay"],
+        replace_after=settings["replace_after"],
+        shutdown_grace=settings["shutdown_grace"],
+    )
+    host, port = settings["host"], settings["port"]
+    shown_host = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     shown = make_url(url).render_as_string(hide_password=True)
-    print(f"gonuts: serving on http://{host}:{args.port}/  (database {shown}; Ctrl-C stops)")
+    print(f"gonuts: serving on http://{shown_host}:{port}/  (database {shown}; Ctrl-C stops)")
     sys.stdout.flush()
     tune_gc_for_serving()
     # Frames are small JSON messages; the app refuses anything over its limit anyway.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=64 * 1024)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        log_level=settings["log_level"],
+        access_log=False,
+        ws_max_size=64 * 1024,
+        proxy_headers=True,
+        forwarded_allow_ips=settings["forwarded_allow_ips"],
+        timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
+    )
     return 0

@@ -273,9 +273,7 @@ class AccessLog:
 
 LangParam = Annotated[
     str | None,
-    Query(
-        alias="lang", description="language of the texts: en, es or it (else Accept-Language)"
-    ),
+    Query(alias="lang", description="language of the texts: en, es or it (else Accept-Language)"),
 ]
 AuthHeader = Annotated[
     str | None,

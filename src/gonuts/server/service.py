@@ -6,6 +6,10 @@ broadcast. A table's game is rebuilt from its stored deck and actions when it is
 (e.g. after a restart). Other server processes on the same database are heard through a
 :class:`~gonuts.server.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
 (:mod:`gonuts.server.messages`) ever leaves this module.
+
+(About 640 lines, on purpose: every path that changes a live table — lobby, presence, moves,
+bots — takes that table's lock, and keeping them in one class keeps that discipline in one
+place. Storage, relay, messages, lobby rules and the socket are their own modules.)
 """
 
 from __future__ import annotations
@@ -14,23 +18,19 @@ import asyncio
 import logging
 import secrets
 import time
-import unicodedata
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from gonuts.actions import Action, parse_action
 from gonuts.bots import Bot, hint, make_bot
-from gonuts.cards import KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
 from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
-from gonuts.rng import seeded_shuffle
-from gonuts.server import i18n
 from gonuts.server.db import hash_token
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat
+from gonuts.server.lobby import check_name, new_table, new_token
 from gonuts.server.messages import (
-    BOT_LEVELS,
     game_listing_json,
     hint_message,
     public_view_json,
@@ -39,19 +39,11 @@ from gonuts.server.messages import (
 )
 from gonuts.server.metrics import Metrics
 from gonuts.server.relay import Relay, relay_for
-from gonuts.server.store import (
-    ActionTakenError,
-    FinishedGame,
-    StoredAction,
-    StoredSeat,
-    StoredTable,
-    TableStore,
-)
+from gonuts.server.store import ActionTakenError, FinishedGame, StoredAction, TableStore
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")
 
-MAX_NAME: Final = 24
 E = ErrorCode
 
 BotFactory = Callable[[str, int], Bot]
@@ -59,48 +51,6 @@ BotFactory = Callable[[str, int], Bot]
 
 def _default_bot_factory(level: str, seed: int) -> Bot:
     return make_bot(level, seed)
-
-
-def check_name(raw: str) -> str:
-    name = " ".join(raw.split())
-    if not 1 <= len(name) <= MAX_NAME:
-        raise ServiceError(E.MALFORMED, f"a name has 1 to {MAX_NAME} characters", 422)
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise ServiceError(E.MALFORMED, "a name cannot contain control characters", 422)
-    return name
-
-
-def _new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def new_table(
-    seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
-) -> tuple[StoredTable, int | None, str | None]:
-    """A new table (its seats and shuffled deck), the creator's seat and token."""
-    n = len(seats)
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise ServiceError(E.MALFORMED, "a table has 2 to 6 seats", 422)
-    for kind, level in seats:
-        if kind == "bot" and level not in BOT_LEVELS:
-            raise ServiceError(E.MALFORMED, "a bot seat needs a level", 422)
-    if name is not None:
-        name = check_name(name)
-    deck = tuple(KIND_IDS[k] for k in seeded_shuffle(canonical_deck(n), secrets.randbits(63)))
-    made: list[StoredSeat] = []
-    my_seat: int | None = None
-    token: str | None = None
-    for i, (kind, level) in enumerate(seats):
-        if kind == "bot":
-            bot_name = i18n.bot_name(i, level or REPLACEMENT_LEVEL, lang)
-            made.append(StoredSeat(i, kind, level, bot_name))
-        elif name is not None and my_seat is None:
-            my_seat, token = i, _new_token()
-            made.append(StoredSeat(i, kind, None, name, hash_token(token)))
-        else:
-            made.append(StoredSeat(i, kind))
-    table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made))
-    return table, my_seat, token
 
 
 class Service:
@@ -329,7 +279,7 @@ class Service:
             if not free:
                 raise ServiceError(E.TABLE_FULL)
             chosen = next((s for s in free if s.seat == seat), free[0])
-            token = _new_token()
+            token = new_token()
             if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token)):
                 # taken just now through another process
                 raise ServiceError(E.TABLE_FULL, "the seat was just taken; try again")

@@ -1,0 +1,66 @@
+"""New tables and players' names: the lobby's rules, pure (no storage, no service).
+
+:func:`new_table` deals a table's deck and seats; the service stores it
+(:meth:`~gonuts.server.store.TableStore.create`) and makes it live.
+"""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from collections.abc import Sequence
+from typing import Final
+
+from gonuts.cards import KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
+from gonuts.rng import seeded_shuffle
+from gonuts.server import i18n
+from gonuts.server.db import hash_token
+from gonuts.server.errors import ErrorCode, ServiceError
+from gonuts.server.live import REPLACEMENT_LEVEL
+from gonuts.server.messages import BOT_LEVELS
+from gonuts.server.store import StoredSeat, StoredTable
+
+MAX_NAME: Final = 24
+E = ErrorCode
+
+
+def check_name(raw: str) -> str:
+    name = " ".join(raw.split())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise ServiceError(E.MALFORMED, f"a name has 1 to {MAX_NAME} characters", 422)
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise ServiceError(E.MALFORMED, "a name cannot contain control characters", 422)
+    return name
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def new_table(
+    seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+) -> tuple[StoredTable, int | None, str | None]:
+    """A new table (its seats and shuffled deck), the creator's seat and token."""
+    n = len(seats)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ServiceError(E.MALFORMED, "a table has 2 to 6 seats", 422)
+    for kind, level in seats:
+        if kind == "bot" and level not in BOT_LEVELS:
+            raise ServiceError(E.MALFORMED, "a bot seat needs a level", 422)
+    if name is not None:
+        name = check_name(name)
+    deck = tuple(KIND_IDS[k] for k in seeded_shuffle(canonical_deck(n), secrets.randbits(63)))
+    made: list[StoredSeat] = []
+    my_seat: int | None = None
+    token: str | None = None
+    for i, (kind, level) in enumerate(seats):
+        if kind == "bot":
+            bot_name = i18n.bot_name(i, level or REPLACEMENT_LEVEL, lang)
+            made.append(StoredSeat(i, kind, level, bot_name))
+        elif name is not None and my_seat is None:
+            my_seat, token = i, new_token()
+            made.append(StoredSeat(i, kind, None, name, hash_token(token)))
+        else:
+            made.append(StoredSeat(i, kind))
+    table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made))
+    return table, my_seat, token
