@@ -1,98 +1,32 @@
 """Real ``gonuts serve`` processes and WebSocket players with reconnection, for the crash and
-multi-process tests."""
+multi-process tests: the load tester's launcher and player (:mod:`gonuts.loadtest`) with the
+tests' defaults, a round-robin balancer, and readers of the stored games."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import create_engine, text
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
 
 from gonuts.game import Game
+from gonuts.loadtest import client
+from gonuts.loadtest.launcher import Loopback, ServerProcess, free_port
 from gonuts.record import Record, apply_recorded
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+__all__ = ["Loopback", "Player", "RoundRobinProxy", "Server", "free_port"]
 
 
-class Loopback:
-    """Something listening on ``127.0.0.1:port``: its HTTP and WebSocket base URLs."""
-
-    port: int
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-
-class Server(Loopback):
+class Server(ServerProcess):
     """``gonuts serve`` on a loopback port, as a child process (its output in ``log``)."""
 
     def __init__(self, db_url: str, port: int, log: Path, *extra: str) -> None:
+        serve = ServerProcess.gonuts_serve(db_url, port, log, *extra)
+        super().__init__(serve.command, port, log, serve.env)
         self.db_url = db_url
-        self.port = port
-        self.log = log
-        self.extra = extra
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 30.0) -> None:
-        args = ["--port", str(self.port), "--db", self.db_url, *self.extra]
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gonuts", "serve", *args],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "GONUTS_DEBUG": "1"},
-            )
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"gonuts serve exited: {self.log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{self.http}/api/config", timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
-        raise AssertionError(f"gonuts serve did not answer: {self.log.read_text()[-3000:]}")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown handlers, no flushing, like a power cut of the process."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-        self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self.proc = None
 
 
 class RoundRobinProxy(Loopback):
@@ -168,79 +102,35 @@ def join_table(base: str, table_id: str, name: str) -> tuple[int, str]:
     return int(data["seat"]), str(data["token"])
 
 
-@dataclass
-class Player:
-    """A human seat played over a WebSocket with random legal moves.
+class Player(client.Player):
+    """A human seat played over a WebSocket with random legal moves, reconnecting by itself
+    (exponential backoff) when the connection drops or the server is down."""
 
-    It reconnects by itself with exponential backoff when the connection drops or the server is
-    down, and resumes from the full state the server sends after ``hello``.
-    """
-
-    urls: list[str]
-    """WebSocket base URLs to try, in turn (one per server process)."""
-    table_id: str
-    seat: int
-    token: str
-    rng: random.Random
-    think: float = 0.0
-    acked: list[tuple[int, str]] = field(default_factory=list)
-    connections: int = 0
-    final: dict[str, Any] | None = None
+    def __init__(  # noqa: PLR0917 - the tests call it positionally
+        self,
+        urls: list[str],
+        table_id: str,
+        seat: int,
+        token: str,
+        rng: random.Random,
+        think: float = 0.0,
+    ) -> None:
+        super().__init__(
+            urls,
+            table_id,
+            token,
+            rng,
+            think=think,
+            seat=seat,
+            lang="en",
+            reconnect=True,
+            open_timeout=5.0,
+        )
 
     async def run(self, deadline: float) -> None:
-        delay = 0.05
-        attempt = 0
-        while self.final is None:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"seat {self.seat} at {self.table_id} did not finish")
-            url = f"{self.urls[attempt % len(self.urls)]}/ws/tables/{self.table_id}"
-            attempt += 1
-            try:
-                async with connect(url, proxy=None, open_timeout=5, close_timeout=1) as ws:
-                    self.connections += 1
-                    delay = 0.05
-                    await self.play(ws)
-            except (OSError, TimeoutError, WebSocketException):
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-
-    async def play(self, ws: ClientConnection) -> None:
-        await ws.send(json.dumps({"type": "hello", "token": self.token, "lang": "en"}))
-        acted_at: int | None = None  # forgotten on reconnecting: the action may not have landed
-        last: dict[str, Any] | None = None
-        errors = 0
-        retry = False
-        while True:
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 0.5) if retry else await ws.recv()
-            except TimeoutError:  # refused, and nothing new came: try again on the last state
-                retry, acted_at = False, None
-                raw = None
-            msg: dict[str, Any] = json.loads(raw) if raw is not None else {"type": "-"}
-            kind = msg["type"]
-            if kind == "welcome":
-                assert msg["seat"] == self.seat, msg
-            elif kind == "ack":
-                self.acked.append((int(msg["version"]), str(msg["action"])))
-            elif kind == "error":
-                errors += 1
-                assert errors < 50, msg
-                retry = True  # a newer state is probably on its way
-                continue
-            elif kind == "state":
-                last, retry = msg, False
-            if last is None:
-                continue
-            view = last["view"]
-            if view["over"]:
-                self.final = last
-                return
-            if view["legal"] and last["version"] != acted_at:
-                acted_at = last["version"]
-                if self.think:
-                    await asyncio.sleep(self.think * self.rng.random())
-                action = self.rng.choice(view["legal"])["action"]
-                await ws.send(json.dumps({"type": "act", "action": action, "id": f"a{acted_at}"}))
+        """Play to the end of the game (``deadline``: ``time.monotonic()``)."""
+        assert await self.play(deadline=deadline)
+        assert sum(self.stats.errors.values()) < 50, self.stats.error_samples
 
 
 def query(db_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gonuts.cli import main
-from gonuts.cli.loadtest import group_sizes, is_loopback, percentile
+from gonuts.loadtest import group_sizes, is_loopback, percentile
 
 CLI = "import sys; from gonuts.cli import main; sys.exit(main(sys.argv[1:]))"
 

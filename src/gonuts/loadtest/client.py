@@ -1,0 +1,413 @@
+"""Simulated players: the lobby over HTTP (httpx), the game over a WebSocket (websockets).
+
+:class:`Player` is the one player loop, used by ``gonuts loadtest`` and by the process tests:
+it says hello with its seat's token, answers each ``state`` in which it has legal actions with a
+random one after a think time, measures each move's latency from ``act`` to its ``ack`` (or
+``error``), and — with ``reconnect=True`` — connects again with exponential backoff when the
+connection drops or the server is down, resuming from the full state sent after ``hello``.
+:func:`drive` runs the load test: tables of simulated humans that play, return to the lobby for
+a moment and play again, until the time is up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+
+from gonuts.loadtest.launcher import process_cpu
+from gonuts.loadtest.report import Result, percentile
+
+ACK_TIMEOUT: Final = 10.0
+"""An act without an answer for this long counts as a ``timeout`` error."""
+HTTP_TIMEOUT: Final = 30.0
+RETRY_AFTER_ERROR: Final = 0.1
+"""Least wait before acting again after a refused move (a newer state is probably coming)."""
+
+
+class LobbyError(RuntimeError):
+    """An HTTP lobby request that did not succeed; ``code`` is ``http_STATUS``."""
+
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"HTTP {status} {body[:160]}")
+        self.code = f"http_{status}"
+
+
+class UnfinishedError(RuntimeError):
+    """The game was not over by the player's deadline."""
+
+
+@dataclass
+class Stats:
+    """What the players saw, shared by all of them."""
+
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    error_samples: list[str] = field(default_factory=list)
+    games: int = 0
+    acts: int = 0
+    connected: int = 0
+    samples: list[int] = field(default_factory=list)
+    """Players connected, sampled twice a second after the ramp."""
+
+    def error(self, code: str, detail: str = "") -> None:
+        self.errors[code] += 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(f"{code}: {detail}"[:200])
+
+
+# -- the lobby ------------------------------------------------------------------------------------
+
+
+async def create_table(
+    http: httpx.AsyncClient, seats: Sequence[dict[str, Any]], name: str
+) -> tuple[str, int, str]:
+    """``POST /api/tables``: (table id, my seat, my token)."""
+    r = await http.post("/api/tables", json={"seats": list(seats), "name": name})
+    if r.status_code != 201:
+        raise LobbyError(r.status_code, r.text)
+    data = r.json()
+    return str(data["table"]["id"]), int(data["seat"]), str(data["token"])
+
+
+async def join_table(http: httpx.AsyncClient, table_id: str, name: str) -> tuple[int, str]:
+    """``POST /api/tables/{id}/join``: (my seat, my token)."""
+    r = await http.post(f"/api/tables/{table_id}/join", json={"name": name})
+    if r.status_code != 200:
+        raise LobbyError(r.status_code, r.text)
+    data = r.json()
+    return int(data["seat"]), str(data["token"])
+
+
+# -- one player -----------------------------------------------------------------------------------
+
+
+class Player:
+    """One simulated human at one seat (see the module docstring).
+
+    ``urls`` are WebSocket base URLs tried in turn on each connection (one per server process);
+    ``think`` is the mean think time, each drawn uniformly in [think/2, 3·think/2]. ``acked``
+    lists (version, action) of every acknowledged move; ``final`` is the last ``state``
+    message once the game is over.
+    """
+
+    def __init__(
+        self,
+        urls: Sequence[str],
+        table_id: str,
+        token: str,
+        rng: random.Random,
+        *,
+        think: float = 0.0,
+        seat: int | None = None,
+        stats: Stats | None = None,
+        lang: str | None = None,
+        reconnect: bool = False,
+        open_timeout: float = 30.0,
+    ) -> None:
+        self.urls = list(urls)
+        self.table_id = table_id
+        self.token = token
+        self.rng = rng
+        self.think = think
+        self.seat = seat
+        self.stats = stats if stats is not None else Stats()
+        self.lang = lang
+        self.reconnect = reconnect
+        self.open_timeout = open_timeout
+        self.acked: list[tuple[int, str]] = []
+        self.connections = 0
+        self.final: dict[str, Any] | None = None
+        self._sent = 0
+
+    def think_time(self) -> float:
+        return self.think * (0.5 + self.rng.random()) if self.think > 0 else 0.0
+
+    async def play(self, stop: asyncio.Event | None = None, deadline: float | None = None) -> bool:
+        """Play until the game is over (True) or ``stop`` is set (False).
+
+        Without ``reconnect`` a dropped connection raises; with it, the player connects again
+        (backoff 0.05 s doubling to 1 s). ``deadline`` (``time.monotonic()``): raise
+        :class:`UnfinishedError` if the game is not over by then.
+        """
+        stop = stop if stop is not None else asyncio.Event()
+        delay = 0.05
+        attempt = 0
+        while not stop.is_set():
+            _check(deadline, self)
+            url = f"{self.urls[attempt % len(self.urls)]}/ws/tables/{self.table_id}"
+            attempt += 1
+            try:
+                async with connect(
+                    url,
+                    max_size=1 << 22,
+                    ping_interval=None,
+                    compression=None,
+                    open_timeout=self.open_timeout,
+                    close_timeout=1,
+                    proxy=None,
+                ) as ws:
+                    self.connections += 1
+                    self.stats.connected += 1
+                    delay = 0.05
+                    try:
+                        return await self._session(ws, stop, deadline)
+                    finally:
+                        self.stats.connected -= 1
+            except (OSError, TimeoutError, WebSocketException):
+                if not self.reconnect:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+        return False
+
+    async def _session(
+        self, ws: ClientConnection, stop: asyncio.Event, deadline: float | None
+    ) -> bool:
+        """One connection: hello, then answer states until the game is over or ``stop``.
+
+        A move in flight when the connection drops is forgotten: it may or may not have landed,
+        and the state sent after the next hello says which.
+        """
+        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        if self.lang is not None:
+            hello["lang"] = self.lang
+        await ws.send(json.dumps(hello))
+        stats = self.stats
+        pending: tuple[str, float] | None = None  # (id, sent at)
+        min_version = 0  # states older than the last acknowledged move are stale
+        acted_version = -1  # the version the last acknowledged move was made on
+        legal: list[str] = []
+        legal_version = -1
+        due: float | None = None  # when to act on ``legal``
+        while not stop.is_set():
+            _check(deadline, self)
+            if pending is not None:
+                timeout = pending[1] + ACK_TIMEOUT - time.perf_counter()
+            elif due is not None:
+                timeout = due - time.perf_counter()
+            else:
+                timeout = 1.0
+            raw: str | bytes | None = None
+            if timeout > 0:
+                try:
+                    async with asyncio.timeout(timeout):
+                        raw = await ws.recv()
+                except TimeoutError:
+                    raw = None
+            if raw is None:
+                now = time.perf_counter()
+                if pending is not None and now - pending[1] >= ACK_TIMEOUT:
+                    stats.error("timeout", f"no ack for {pending[0]} in {ACK_TIMEOUT:g} s")
+                    pending = None
+                elif pending is None and due is not None and now >= due and legal:
+                    self._sent += 1
+                    id_ = f"a{self._sent}"
+                    action = legal[int(self.rng.random() * len(legal))]
+                    pending = (id_, time.perf_counter())
+                    due = None
+                    await ws.send(json.dumps({"type": "act", "action": action, "id": id_}))
+                continue
+            msg = json.loads(raw)
+            kind = msg.get("type")
+            if kind == "state":
+                view = msg["view"]
+                if view["over"]:
+                    self.final = msg
+                    return True
+                version = msg["version"]
+                if version >= min_version and version != acted_version:
+                    legal = [a["action"] for a in view["legal"]]
+                    legal_version = version
+                    if legal and pending is None and due is None:
+                        due = time.perf_counter() + self.think_time()
+                    elif not legal:
+                        due = None
+            elif kind in ("ack", "error") and pending is not None and msg.get("id") == pending[0]:
+                stats.latencies_ms.append((time.perf_counter() - pending[1]) * 1000)
+                pending = None
+                if kind == "ack":
+                    stats.acts += 1
+                    version = int(msg["version"])
+                    self.acked.append((version, str(msg.get("action", ""))))
+                    min_version, acted_version = version, version - 1
+                    if legal_version < version:  # the state after this move is still to come
+                        legal, due = [], None
+                    elif legal:
+                        due = time.perf_counter() + self.think_time()
+                else:
+                    stats.error(msg.get("code", "?"), msg.get("message", ""))
+                    if legal:
+                        due = time.perf_counter() + max(self.think_time(), RETRY_AFTER_ERROR)
+            elif kind == "welcome":
+                if self.seat is None:
+                    self.seat = int(msg["seat"])
+                elif msg["seat"] != self.seat:
+                    raise RuntimeError(f"welcomed at seat {msg['seat']}, not {self.seat}")
+            elif kind == "error":
+                stats.error(msg.get("code", "?"), msg.get("message", ""))
+        return False
+
+
+def _check(deadline: float | None, player: Player) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise UnfinishedError(f"seat {player.seat} at table {player.table_id} did not finish")
+
+
+# -- the load -------------------------------------------------------------------------------------
+
+
+async def table_group(
+    http: httpx.AsyncClient,
+    ws_base: str,
+    *,
+    size: int,
+    think: float,
+    rng: random.Random,
+    stats: Stats,
+    stop: asyncio.Event,
+) -> None:
+    """``size`` players who sit down together, play a game, and start again until ``stop``."""
+    while not stop.is_set():
+        try:
+            table_id, _, token = await create_table(http, [{"kind": "human"}] * size, "P1")
+            tokens = [token]
+            for i in range(1, size):
+                tokens.append((await join_table(http, table_id, f"P{i + 1}"))[1])
+            players = [
+                Player(
+                    [ws_base], table_id, t, random.Random(rng.random()), think=think, stats=stats
+                )
+                for t in tokens
+            ]
+            results = await asyncio.gather(*(p.play(stop) for p in players), return_exceptions=True)
+            for r in results:
+                if isinstance(r, BaseException):
+                    stats.error(type(r).__name__, str(r))
+            if all(r is True for r in results):
+                stats.games += 1
+            await asyncio.sleep(rng.uniform(0.5, 3.0))  # back in the lobby for a moment
+        except LobbyError as exc:
+            stats.error(exc.code, str(exc))
+            await asyncio.sleep(1.0)
+        except (OSError, RuntimeError, TimeoutError, ValueError, httpx.HTTPError) as exc:
+            stats.error(type(exc).__name__, str(exc))
+            await asyncio.sleep(1.0)
+
+
+def group_sizes(clients: int, seats: int) -> list[int]:
+    """Split ``clients`` into tables of about ``seats`` (each 2 to 6)."""
+    groups = math.ceil(clients / seats)
+    if clients // groups < 2:
+        groups = clients // 2
+    base, extra = divmod(clients, groups)
+    return [base + (1 if i < extra else 0) for i in range(groups)]
+
+
+Tick = Callable[[float, Stats], None]
+"""Called about twice a second with the seconds elapsed and the figures so far."""
+
+
+async def drive(
+    base_url: str,
+    clients: int,
+    duration: float,
+    *,
+    seats: int = 4,
+    think: float = 2.0,
+    ramp: float | None = None,
+    seed: int = 0,
+    on_tick: Tick | None = None,
+    server_pid: int | None = None,
+) -> tuple[Result, Stats]:
+    """Run the load against ``base_url`` (``http://HOST:PORT``) for ``duration`` seconds.
+
+    Tables start evenly over ``ramp`` seconds (default min(20, duration/4)); concurrency is
+    sampled after it. ``server_pid``: also measure that process's CPU time.
+    """
+    server_cpu0 = process_cpu(server_pid)
+    client_cpu0 = time.process_time()
+    ws_base = "ws" + base_url.removeprefix("http")
+    stats, stop = Stats(), asyncio.Event()
+    rng = random.Random(seed)
+    sizes = group_sizes(clients, seats)
+    ramp_s = min(20.0, duration / 4) if ramp is None else ramp
+    tasks: list[asyncio.Task[None]] = []
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    async with httpx.AsyncClient(
+        base_url=base_url, timeout=HTTP_TIMEOUT, limits=limits, trust_env=False
+    ) as http:
+        start = time.monotonic()
+
+        async def launch() -> None:
+            for i, size in enumerate(sizes):
+                if stop.is_set():
+                    return
+                group = table_group(
+                    http,
+                    ws_base,
+                    size=size,
+                    think=think,
+                    rng=random.Random(rng.random()),
+                    stats=stats,
+                    stop=stop,
+                )
+                tasks.append(asyncio.ensure_future(group))
+                delay = start + ramp_s * (i + 1) / len(sizes) - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+
+        launcher = asyncio.ensure_future(launch())
+        while (elapsed := time.monotonic() - start) < duration:
+            await asyncio.sleep(min(0.5, duration - elapsed))
+            if elapsed >= ramp_s:
+                stats.samples.append(stats.connected)
+            if on_tick is not None:
+                on_tick(min(duration, time.monotonic() - start), stats)
+        stop.set()
+        elapsed = time.monotonic() - start
+        await launcher
+        _done, still = await asyncio.wait(tasks, timeout=15)
+        for t in still:
+            t.cancel()
+    server_cpu1 = process_cpu(server_pid)
+    samples = stats.samples or [stats.connected]
+    result = Result(
+        clients=clients,
+        duration_s=elapsed,
+        games=stats.games,
+        games_per_min=stats.games / elapsed * 60 if elapsed > 0 else 0.0,
+        acts=stats.acts,
+        p50_ms=percentile(stats.latencies_ms, 50),
+        p99_ms=percentile(stats.latencies_ms, 99),
+        max_ms=max(stats.latencies_ms, default=0.0),
+        errors=sum(stats.errors.values()),
+        error_codes=dict(stats.errors),
+        concurrent_max=max(samples),
+        concurrent_mean=sum(samples) / len(samples),
+        server_cpu=None
+        if server_cpu0 is None or server_cpu1 is None
+        else (server_cpu1 - server_cpu0) / elapsed,
+        client_cpu=(time.process_time() - client_cpu0) / elapsed,
+    )
+    return result, stats
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop when installed (the players cost less CPU), else asyncio's."""
+    try:
+        import uvloop  # noqa: PLC0415 - optional
+    except ImportError:
+        return asyncio.new_event_loop()
+    loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+    return loop
