@@ -16,7 +16,8 @@ class IllegalActionError(GonutsError, ValueError):
 
 
 class NotYourTurnError(IllegalActionError):
-    """An action by a player who has no decision to take now; the game state is unchanged."""
+    """A player with no decision to take now was asked for one: an action applied for them
+    (the game state is unchanged), or a bot or environment asked to decide for their seat."""
 
 
 class GameOverError(IllegalActionError):

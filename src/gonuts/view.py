@@ -92,15 +92,17 @@ def make_views(g: GameState, seats: Iterable[int | None]) -> dict[int | None, Pl
     revealed = phase is not Phase.SELECT
     power = POWER_BY_PHASE.get(phase)
     power_id = KIND_IDS[power.kind] if power is not None else None
-    # Unseen cards: the deck for this player count minus everything anyone can see ...
-    seen_by_all = list(deck_counts(n))
+    # The cards nobody can see, by kind: the deck for this player count minus every card in
+    # sight (row, discard pile, collections), i.e. the deck's contents. A seat's unseen cards
+    # are these minus the deck cards it knows (below).
+    hidden_from_all = list(deck_counts(n))
     for c in g.row:
         if c >= 0:
-            seen_by_all[c] -= 1
+            hidden_from_all[c] -= 1
     for c in g.discard:
-        seen_by_all[c] -= 1
+        hidden_from_all[c] -= 1
     for i, c in enumerate(g.coll):
-        seen_by_all[i % K] -= c
+        hidden_from_all[i % K] -= c
     # the public parts: built once, shared by every seat's view (all immutable)
     players = g.config.players
     over = phase is Phase.OVER
@@ -137,7 +139,7 @@ def make_views(g: GameState, seats: Iterable[int | None]) -> dict[int | None, Pl
         if phase is Phase.CINNAMON_TWIST and seat is not None and g.passes and g.passes[seat] >= 0:
             my_pass = KIND_IDS[g.passes[seat]]
         # ... and what this seat alone can see
-        unseen = list(seen_by_all)
+        unseen = list(hidden_from_all)
         for name in drawn:
             unseen[KIND_IDS.index(name)] -= 1
         if known_top is not None and not drawn:

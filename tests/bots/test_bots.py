@@ -13,6 +13,7 @@ from gonuts.actions import Action
 from gonuts.bots import GreedyBot, MCTSBot, RandomBot, hint, make_bot, search
 from gonuts.bots.base import BOT_NAMES, NoisyBot, parse_budget
 from gonuts.bots.determinize import Determinizer, determinize
+from gonuts.errors import NotYourTurnError
 from gonuts.game import Game
 from gonuts.playout import random_playout
 from gonuts.rules import legal_ids
@@ -136,9 +137,12 @@ def test_make_bot_names_and_budgets() -> None:
 def test_bots_refuse_a_view_without_a_decision() -> None:
     game = Game.new(2, seed=1)
     game.apply(0, "pick 1")
-    for name in ("random", "greedy", "mcts:5", "easy"):
-        with pytest.raises(ValueError):
+    for name in ("random", "greedy", "mcts:5", "easy", "medium"):
+        with pytest.raises(NotYourTurnError, match="seat 0 has no decision"):
             make_bot(name, 0).choose(game.view(0))
+    with pytest.raises(NotYourTurnError):
+        search(game.view(0), random.Random(0), iterations=5)
+    assert issubclass(NotYourTurnError, ValueError)  # callers that caught ValueError still do
 
 
 # -- hidden information ------------------------------------------------------------------------

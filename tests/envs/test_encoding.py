@@ -15,6 +15,7 @@ from gonuts.actions import ACTIONS, NUM_ACTIONS
 from gonuts.cards import KIND_IDS, deck_counts
 from gonuts.envs import encoding as E  # noqa: N812
 from gonuts.envs._core import engine_action
+from gonuts.errors import NotYourTurnError
 from gonuts.game import Game
 from gonuts.state import Phase
 from gonuts.view import make_view
@@ -122,6 +123,9 @@ def test_illegal_actions_substitute_or_raise() -> None:
     assert engine_action(state, 0, np.int64(3), "substitute") == (3, False)
     with pytest.raises(ValueError, match="not legal"):
         engine_action(state, 0, 400, "raise")
+    rules.apply(state, 0, 2)
+    with pytest.raises(NotYourTurnError, match="seat 0 has no decision"):
+        engine_action(state, 0, 3, "substitute")
 
 
 @pytest.mark.parametrize("players", PLAYERS)

@@ -14,6 +14,7 @@ from typing import Final, Protocol, runtime_checkable
 from gonuts.actions import Action
 from gonuts.bots.greedy import GreedyBot
 from gonuts.bots.mcts import MCTSBot
+from gonuts.errors import NotYourTurnError
 from gonuts.view import PlayerView
 
 
@@ -24,7 +25,7 @@ class Bot(Protocol):
     name: str
 
     def choose(self, view: PlayerView) -> Action:
-        """One of ``view.legal``."""
+        """One of ``view.legal``; :class:`~gonuts.errors.NotYourTurnError` if it is empty."""
         ...
 
 
@@ -38,7 +39,7 @@ class RandomBot:
 
     def choose(self, view: PlayerView) -> Action:
         if not view.legal:
-            raise ValueError("this seat has no decision to take")
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         return self.rng.choice(view.legal)
 
 
@@ -53,7 +54,7 @@ class NoisyBot:
 
     def choose(self, view: PlayerView) -> Action:
         if not view.legal:
-            raise ValueError("this seat has no decision to take")
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         if self.rng.random() < self.epsilon:
             return self.rng.choice(view.legal)
         return self.inner.choose(view)

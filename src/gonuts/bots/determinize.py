@@ -48,7 +48,6 @@ class Determinizer:
         "_deck_top",
         "_discard",
         "_known",
-        "_n",
         "_passes",
         "_phase",
         "_picks",
@@ -67,7 +66,6 @@ class Determinizer:
             raise ValueError("a spectator's view cannot be determinized for a seat")
         n = view.num_players
         self.seat = seat
-        self._n = n
         self._phase = view.phase
         self._round = view.round
         self._row = [kind_index(c) if c is not None else -1 for c in view.row]

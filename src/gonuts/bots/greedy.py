@@ -29,6 +29,7 @@ from gonuts.bots.heuristics import (
     relative,
 )
 from gonuts.cards import MILK, NUM_KINDS, kind_index
+from gonuts.errors import NotYourTurnError
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView
 
@@ -112,7 +113,7 @@ class GreedyBot:
     def choose(self, view: PlayerView) -> Action:
         legal = view.legal
         if not legal:
-            raise ValueError("this seat has no decision to take")
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         if len(legal) == 1:
             return legal[0]
         seat = view.seat

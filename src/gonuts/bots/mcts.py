@@ -40,6 +40,7 @@ from typing import Final
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
 from gonuts.bots.determinize import Determinizer
+from gonuts.errors import NotYourTurnError
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView
@@ -68,9 +69,6 @@ class Stats:
         self.regret: dict[int, float] = {}
         self.strategy: dict[int, float] = {}
         """Sum of the regret-matching strategies played (the average strategy)."""
-
-    def total(self) -> int:
-        return sum(self.visits.values())
 
     def mean(self, a: int) -> float:
         n = self.visits.get(a, 0)
@@ -198,8 +196,10 @@ def search(
         raise ValueError(f"unknown selection rule {selection!r} (ucb or rm)")
     regret_matching = selection == "rm"
     seat = view.seat
-    if seat is None or not view.legal:
-        raise ValueError("this seat has no decision to take")
+    if seat is None:
+        raise ValueError("a spectator's view has no decision to search")
+    if not view.legal:
+        raise NotYourTurnError(f"seat {seat} has no decision to take now")
     if iterations is None and seconds is None:
         iterations = 1000
     det = Determinizer(view)
@@ -366,7 +366,7 @@ class MCTSBot:
     def choose(self, view: PlayerView) -> Action:
         legal = view.legal
         if not legal:
-            raise ValueError("this seat has no decision to take")
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         if len(legal) == 1:
             return legal[0]
         result = self.analyse(view)

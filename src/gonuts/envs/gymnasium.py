@@ -33,32 +33,22 @@ from gymnasium import spaces
 from gonuts import rules
 from gonuts.bots import Bot, make_bot
 from gonuts.envs._core import (
+    RENDER_MODES,
     SEED_BOUND,
     IllegalPolicy,
-    check_options,
-    engine_action,
-    new_game,
-    render_text,
+    Obs,
+    SeatAdapter,
+    observation_space,
 )
-from gonuts.envs.encoding import (
-    NUM_ENV_ACTIONS,
-    OBS_HIGH,
-    OBS_LOW,
-    OBS_SIZE,
-    MaskArray,
-    action_mask,
-    encode_observation,
-    terminal_rewards,
-)
+from gonuts.envs.encoding import NUM_ENV_ACTIONS, MaskArray, action_mask
 from gonuts.game import Game
-
-Obs = dict[str, np.ndarray[Any, Any]]
+from gonuts.state import Phase
 
 
 class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """One seat of Go Nuts for Donuts against bots (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -70,7 +60,7 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
     ) -> None:
-        check_options(players, reward, illegal_action)
+        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode)
         if seat is not None and not 0 <= seat < players:
             raise ValueError(f"no seat {seat} in a {players}-player game")
         names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
@@ -78,24 +68,20 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise ValueError(f"need {players - 1} opponents, got {len(names)}")
         for name in names:
             make_bot(name)  # fail now on an unknown name
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}")
         self.players = players
         self.fixed_seat = seat
         self.opponent_names = tuple(names)
         self.reward_mode = reward
         self.illegal_action: IllegalPolicy = illegal_action
         self.render_mode = render_mode
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ENV_ACTIONS,), np.int8),
-            }
-        )
+        self.observation_space = observation_space()
         self.action_space = spaces.Discrete(NUM_ENV_ACTIONS)
         self.seat = 0 if seat is None else seat
-        self.game: Game = new_game(players, 0)
         self.bots: dict[int, Bot] = {}
+
+    @property
+    def game(self) -> Game:
+        return self.adapter.game
 
     # -- gymnasium API -------------------------------------------------------------------------
 
@@ -105,42 +91,29 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         super().reset(seed=seed)
         rng = self.np_random
         self.seat = int(rng.integers(self.players)) if self.fixed_seat is None else self.fixed_seat
-        self.game = new_game(self.players, int(rng.integers(SEED_BOUND)))
+        self.adapter.new_game(int(rng.integers(SEED_BOUND)))
         others = [p for p in range(self.players) if p != self.seat]
         self.bots = {
             p: make_bot(name, int(rng.integers(SEED_BOUND)))
             for p, name in zip(others, self.opponent_names, strict=True)
         }
         self._run_bots()
-        obs = self._obs()
+        obs = self.adapter.observe(self.seat)
         return obs, self._info(obs, illegal=False)
 
     def step(self, action: Any) -> tuple[Obs, SupportsFloat, bool, bool, dict[str, Any]]:
-        if self.game.is_over:
+        if self.adapter.over:
             raise RuntimeError("step() after the game ended: call reset()")
-        state = self.game.state
-        action_id, illegal = engine_action(state, self.seat, action, self.illegal_action)
-        rules.apply(state, self.seat, action_id)
+        illegal = self.adapter.play(self.seat, action)
         self._run_bots()
-        obs = self._obs()
-        over = self.game.is_over
-        reward = 0.0
-        if over:
-            reward = terminal_rewards(self.game.scores(), self.game.winner_seats, self.reward_mode)[
-                self.seat
-            ]
+        obs = self.adapter.observe(self.seat)
+        reward = self.adapter.rewards()[self.seat]
         if self.render_mode == "human":
             self.render()
-        return obs, reward, over, False, self._info(obs, illegal=illegal)
+        return obs, reward, self.adapter.over, False, self._info(obs, illegal=illegal)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game) + f"\n(agent: seat {self.seat})"
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.adapter.render(f"\n(agent: seat {self.seat})")
 
     # -- masks -----------------------------------------------------------------------------------
 
@@ -152,7 +125,7 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
     def _run_bots(self) -> None:
         state = self.game.state
-        while state.phase.value != "over":
+        while state.phase is not Phase.OVER:
             waiting = rules.to_act(state)
             if self.seat in waiting:
                 return
@@ -160,15 +133,9 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
                 choice = self.bots[p].choose(self.game.view(p))
                 rules.apply(state, p, choice.id)
 
-    def _obs(self) -> Obs:
-        view = self.game.view(self.seat)
-        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
-
     def _info(self, obs: Obs, *, illegal: bool) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": obs["action_mask"].copy(), "seat": self.seat}
         if illegal:
             info["illegal_action"] = True
-        if self.game.is_over:
-            info["scores"] = tuple(self.game.scores())
-            info["winners"] = tuple(self.game.winner_seats)
+        info.update(self.adapter.end_info())
         return info

@@ -30,50 +30,26 @@ from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped,unused
 
 from gonuts import rules
 from gonuts.envs._core import (
+    RENDER_MODES,
     SEED_BOUND,
     IllegalPolicy,
+    Obs,
+    SeatAdapter,
     agent_name,
-    check_options,
-    engine_action,
-    new_game,
-    render_text,
+    observation_space,
 )
-from gonuts.envs.encoding import (
-    NUM_ENV_ACTIONS,
-    OBS_HIGH,
-    OBS_LOW,
-    OBS_SIZE,
-    action_mask,
-    encode_observation,
-    terminal_rewards,
-)
+from gonuts.envs.encoding import NUM_ENV_ACTIONS, encode_observation
 from gonuts.game import Game
-
-Obs = dict[str, np.ndarray[Any, Any]]
 
 METADATA: dict[str, Any] = {
     "name": "gonuts_v0",
-    "render_modes": ["ansi", "human"],
+    "render_modes": list(RENDER_MODES),
     "is_parallelizable": True,
 }
 
 
-def _spaces(agents: list[str]) -> tuple[dict[str, spaces.Dict], dict[str, spaces.Discrete]]:
-    obs = {
-        a: spaces.Dict(
-            {
-                "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ENV_ACTIONS,), np.int8),
-            }
-        )
-        for a in agents
-    }
-    act = {a: spaces.Discrete(NUM_ENV_ACTIONS) for a in agents}
-    return obs, act
-
-
 class _Base:
-    """State and helpers shared by the parallel and AEC environments."""
+    """What the parallel and AEC environments share: agents, spaces, the seeded game."""
 
     metadata = METADATA
 
@@ -84,19 +60,21 @@ class _Base:
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
     ) -> None:
-        check_options(players, reward, illegal_action)
-        if render_mode is not None and render_mode not in METADATA["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}")
+        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode)
         self.players = players
         self.reward_mode = reward
         self.illegal_action: IllegalPolicy = illegal_action
         self.render_mode = render_mode
         self.possible_agents = [agent_name(p) for p in range(players)]
         self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
-        self.observation_spaces, self.action_spaces = _spaces(self.possible_agents)
-        self.state_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.observation_spaces = {a: observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ENV_ACTIONS) for a in self.possible_agents}
+        self.state_space = observation_space()["observation"]
         self._np_random: np.random.Generator | None = None
-        self.game: Game = new_game(players, 0)
+
+    @property
+    def game(self) -> Game:
+        return self.adapter.game
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -107,23 +85,13 @@ class _Base:
     def _new_game(self, seed: int | None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        self.game = new_game(self.players, int(self._np_random.integers(SEED_BOUND)))
+        self.adapter.new_game(int(self._np_random.integers(SEED_BOUND)))
 
     def _observe(self, seat: int) -> Obs:
-        view = self.game.view(seat)
-        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
-
-    def _terminal_rewards(self) -> list[float]:
-        return terminal_rewards(self.game.scores(), self.game.winner_seats, self.reward_mode)
+        return self.adapter.observe(seat)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.adapter.render()
 
     def close(self) -> None:
         pass
@@ -165,29 +133,25 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
     ]:
         if not self.agents:
             raise RuntimeError("step() after the game ended: call reset()")
-        state = self.game.state
+        adapter = self.adapter
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         # Resolve every choice first (a refused action leaves the game unchanged), then apply.
         chosen: list[tuple[int, int]] = []
-        for seat in rules.to_act(state):
+        for seat in rules.to_act(adapter.game.state):
             agent = self.possible_agents[seat]
-            action_id, illegal = engine_action(state, seat, actions.get(agent), self.illegal_action)
+            action_id, illegal = adapter.choose(seat, actions.get(agent))
             chosen.append((seat, action_id))
             if illegal:
                 infos[agent]["illegal_action"] = True
         for seat, action_id in chosen:
-            rules.apply(state, seat, action_id)
-        over = self.game.is_over
+            rules.apply(adapter.game.state, seat, action_id)
+        over = adapter.over
         agents = self.agents
         obs = {a: self._observe(self.agent_seat[a]) for a in agents}
-        if over:
-            final = self._terminal_rewards()
-            rewards = {a: final[self.agent_seat[a]] for a in agents}
-            for a in agents:
-                infos[a]["scores"] = tuple(self.game.scores())
-                infos[a]["winners"] = tuple(self.game.winner_seats)
-        else:
-            rewards = dict.fromkeys(agents, 0.0)
+        final = adapter.rewards()
+        rewards = {a: final[self.agent_seat[a]] for a in agents}
+        for a in agents:
+            infos[a].update(adapter.end_info())
         terminations = dict.fromkeys(agents, over)
         truncations = dict.fromkeys(agents, False)
         if over:
@@ -240,22 +204,20 @@ class GoNutsAECEnv(_Base, AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         seat = self.agent_seat[agent]
-        state = self.game.state
-        action_id, illegal = engine_action(state, seat, action, self.illegal_action)
+        adapter = self.adapter
+        action_id, illegal = adapter.choose(seat, action)  # a refused action changes nothing
         self._cumulative_rewards[agent] = 0.0
         self.infos = {a: {} for a in self.agents}
         if illegal:
             self.infos[agent]["illegal_action"] = True
-        rules.apply(state, seat, action_id)
-        if self.game.is_over:
-            final = self._terminal_rewards()
-            self.rewards = {a: final[self.agent_seat[a]] for a in self.agents}
+        rules.apply(adapter.game.state, seat, action_id)
+        final = adapter.rewards()
+        self.rewards = {a: final[self.agent_seat[a]] for a in self.agents}
+        if adapter.over:
             self.terminations = dict.fromkeys(self.agents, True)
             for a in self.agents:
-                self.infos[a]["scores"] = tuple(self.game.scores())
-                self.infos[a]["winners"] = tuple(self.game.winner_seats)
+                self.infos[a].update(adapter.end_info())
         else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
             self._select_next()
         self._accumulate_rewards()
         if self.render_mode == "human":
