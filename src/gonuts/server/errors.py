@@ -32,7 +32,6 @@ class ErrorCode(StrEnum):
     TOO_MANY_TABLES = "too_many_tables"
     NOT_FOUND = "not_found"
     HTTP_ERROR = "http_error"
-    SHUTTING_DOWN = "shutting_down"
 
 
 E = ErrorCode
@@ -57,7 +56,6 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "You already have too many unfinished tables",
         E.NOT_FOUND: "Not found",
         E.HTTP_ERROR: "Request refused",
-        E.SHUTTING_DOWN: "The server is restarting; reconnecting",
     },
     "es": {
         E.MALFORMED: "Mensaje mal formado",
@@ -78,7 +76,6 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "Ya tienes demasiadas mesas sin terminar",
         E.NOT_FOUND: "No encontrado",
         E.HTTP_ERROR: "Petición rechazada",
-        E.SHUTTING_DOWN: "El servidor se está reiniciando; reconectando",
     },
     "it": {
         E.MALFORMED: "Messaggio non valido",
@@ -99,7 +96,6 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "Hai già troppi tavoli non finiti",
         E.NOT_FOUND: "Non trovato",
         E.HTTP_ERROR: "Richiesta rifiutata",
-        E.SHUTTING_DOWN: "Il server si sta riavviando; riconnessione",
     },
 }
 

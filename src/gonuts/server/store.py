@@ -129,7 +129,7 @@ class TableStore:
             return f"database unreachable: {type(exc).__name__}"
         want = head_revision()
         if have != want:
-            return f"schema at {have or 'nothing'}, not at the newest revision {want}"
+            return f"schema at revision {have or 'none'}; this server needs {want}"
         return None
 
     # -- tables and seats -------------------------------------------------------------------------
