@@ -59,7 +59,10 @@ class VectorObservation(gymnasium.ObservationWrapper[np.ndarray[Any, Any], np.in
 
 def make_env(players: int, reward: str, opponents: str = "random") -> gymnasium.Env[Any, Any]:
     base = GoNutsEnv(players=players, reward=reward, opponents=opponents)
-    return ActionMasker(VectorObservation(base), lambda env: base.action_masks())
+    masked: gymnasium.Env[Any, Any] = ActionMasker(
+        VectorObservation(base), lambda env: base.action_masks()
+    )
+    return masked
 
 
 def evaluate(
