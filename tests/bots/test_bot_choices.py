@@ -216,3 +216,50 @@ def test_search_rewards_split_a_shared_victory() -> None:
 
 def _take(state: GameState, kind: str) -> int:
     return next(i for i in rules.legal_ids(state, 0) if ACTIONS[i].notation == f"take {kind}")
+
+
+# -- greedy: Milk ----------------------------------------------------------------------------------
+
+
+def milk_decision(owned: list[str]) -> PlayerView:
+    """Four players; seat 0 has just taken the Milk and owns ``owned`` besides it; seats 1-3
+    took Glazed, Plain and Coffee at positions 2-4; the rest of the cards are in the deck."""
+    n = 4
+    row = [None, "glazed", "plain", "coffee", "donut_holes"]
+    taken: tuple[list[str], ...] = (["milk", *owned], ["glazed"], ["plain"], ["coffee"])
+    rest = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(n)) if c})
+    rest.subtract([c for c in row if c is not None])
+    coll = [0] * (n * K)
+    for p, cards in enumerate(taken):
+        rest.subtract(cards)
+        for card in cards:
+            coll[p * K + INDEX[card]] += 1
+    assert min(rest.values()) >= 0
+    state = GameState(
+        GameConfig(("ann", "bob", "cy", "dee"), ()),
+        deck=[INDEX[c] for c in sorted(rest.elements())],
+        row=[-1 if c is None else INDEX[c] for c in row],
+        coll=coll,
+        picks=[0, 1, 2, 3],
+        phase=Phase.MILK,
+        actor=0,
+        pos=0,
+    )
+    view = make_view(state, 0)
+    assert "discard milk" in {a.notation for a in view.legal}
+    return view
+
+
+def test_greedy_milk_discards_three_bad_cards_rather_than_the_milk() -> None:
+    # Three negative cards (-2, -2, -7) against a Milk worth 5: discard the three.
+    view = milk_decision(["red_velvet", "bear_claw", "day_old"])
+    for seed in range(3):
+        choice = GreedyBot(seed).choose(view)
+        assert choice.notation == "discard day_old", choice  # the worst card first
+
+
+def test_greedy_milk_keeps_three_good_cards_and_drops_the_milk() -> None:
+    # Three Powdered (3 points each) against a Milk worth 5: discard the Milk.
+    view = milk_decision(["powdered", "powdered", "powdered"])
+    for seed in range(3):
+        assert GreedyBot(seed).choose(view).notation == "discard milk"
