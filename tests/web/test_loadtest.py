@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from gonuts.cli import main
-from gonuts.loadtest import group_sizes, is_loopback, percentile
+from gonuts.loadtest import Result, ServerProcess, group_sizes, is_loopback, percentile
+from gonuts.loadtest.launcher import ServerError, free_port
 
 CLI = "import sys; from gonuts.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -27,6 +28,44 @@ def test_helpers() -> None:
     assert is_loopback("http://127.0.0.1:8000") and is_loopback("http://localhost:1")
     assert is_loopback("http://[::1]:8000") and is_loopback("http://127.3.2.1")
     assert not is_loopback("http://10.0.0.1:8000") and not is_loopback("http://example.com")
+
+
+def test_result_json_keys_and_summary() -> None:
+    result = Result(
+        clients=8,
+        duration_s=5.04,
+        games=2,
+        games_per_min=23.8095,
+        acts=240,
+        p50_ms=1.234,
+        p99_ms=9.876,
+        max_ms=12.0,
+        errors=1,
+        error_codes={"timeout": 1},
+        concurrent_max=8,
+        concurrent_mean=7.96,
+        server_cpu=None,
+        client_cpu=0.123,
+    )
+    data = result.to_json()
+    assert list(data)[:5] == ["clients", "games_per_min", "p50_ms", "p99_ms", "errors"]
+    assert data["games_per_min"] == 23.81 and data["p99_ms"] == 9.88
+    assert data["server_cpu"] is None and data["client_cpu"] == 0.12
+    assert data["duration_s"] == 5.0 and data["concurrent_mean"] == 8.0
+    text = result.summary()
+    assert "games finished: 2 (23.8 per minute)" in text
+    assert "latency move → ack: p50 1.2 ms, p99 9.9 ms, max 12.0 ms" in text
+    assert "CPU: server n/a, players 12% of a core" in text
+
+
+def test_launcher_reports_a_server_that_exits(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    command = [sys.executable, "-c", "print('no database here'); raise SystemExit(3)"]
+    server = ServerProcess(command, free_port(), log)
+    with pytest.raises(ServerError, match="the server exited: no database here"):
+        server.start(timeout=20)
+    server.stop()  # nothing left to stop
+    assert server.proc is None
 
 
 @pytest.mark.parametrize(
