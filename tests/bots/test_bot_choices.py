@@ -263,3 +263,47 @@ def test_greedy_milk_keeps_three_good_cards_and_drops_the_milk() -> None:
     view = milk_decision(["powdered", "powdered", "powdered"])
     for seed in range(3):
         assert GreedyBot(seed).choose(view).notation == "discard milk"
+
+
+# -- greedy: Cinnamon Twist ------------------------------------------------------------------------
+
+
+def twist_decision() -> PlayerView:
+    """Four players; seat 0 resolves its Cinnamon Twist owning a Jelly-Filled and a Boston
+    Cream. Seat 1 (on its left, who receives its pass) owns three Jelly-Filled: a fourth is
+    worth 5 points to them; seat 3 (on its right) owns three Boston Cream: a fourth, 15."""
+    n = 4
+    row = [None, "glazed", "plain", "coffee", "powdered"]
+    owned: tuple[list[str], ...] = (
+        ["cinnamon_twist", "jelly_filled", "boston_cream"],
+        ["jelly_filled"] * 3,
+        ["plain"],
+        ["boston_cream"] * 3,
+    )
+    rest = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(n)) if c})
+    rest.subtract([c for c in row if c is not None])
+    coll = [0] * (n * K)
+    for p, cards in enumerate(owned):
+        rest.subtract(cards)
+        for card in cards:
+            coll[p * K + INDEX[card]] += 1
+    state = GameState(
+        GameConfig(("ann", "bob", "cy", "dee"), ()),
+        deck=[INDEX[c] for c in sorted(rest.elements())],
+        row=[-1 if c is None else INDEX[c] for c in row],
+        coll=coll,
+        picks=[0, 1, 2, 3],
+        phase=Phase.CINNAMON_TWIST,
+        actor=0,
+        pos=0,
+        passes=[-1] * n,
+    )
+    view = make_view(state, 0)
+    assert {a.notation for a in view.legal} == {"pass jelly_filled", "pass boston_cream"}
+    return view
+
+
+def test_greedy_twist_passes_what_helps_its_left_neighbour_least() -> None:
+    view = twist_decision()
+    for seed in range(3):
+        assert GreedyBot(seed).choose(view).notation == "pass boston_cream"
