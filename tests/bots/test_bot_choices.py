@@ -15,7 +15,7 @@ from gonuts import rules
 from gonuts.actions import ACTIONS, DISCARD_POSITION_BASE, Action, Verb
 from gonuts.bots import GreedyBot, MCTSBot, search
 from gonuts.bots.determinize import Determinizer
-from gonuts.bots.greedy import selection_scores
+from gonuts.bots.greedy import DENIAL, pick_probabilities, position_values, selection_scores
 from gonuts.bots.heuristics import card_values, make_context
 from gonuts.bots.mcts import _rewards
 from gonuts.cards import KIND_IDS, NUM_KINDS, deck_counts
@@ -307,3 +307,41 @@ def test_greedy_twist_passes_what_helps_its_left_neighbour_least() -> None:
     view = twist_decision()
     for seed in range(3):
         assert GreedyBot(seed).choose(view).notation == "pass boston_cream"
+
+
+def test_selection_scores_follow_the_opponent_model() -> None:
+    # docs: a position is worth its value to the bot times the chance that no opponent picks
+    # it, plus (weighted by DENIAL, averaged over opponents) the value it denies an opponent
+    # who would have taken it alone; opponents pick by pick_probabilities over their values.
+    checked = 0
+    for view in decisions(Phase.SELECT, range(2, 5), range(4), every=11):
+        seat = view.seat
+        assert seat is not None
+        g = public_state(view)
+        unseen = [view.unseen.get(kind, 0) for kind in KIND_IDS]
+        ctx = make_context(g.n, view.deck_size, g.row, unseen)
+        mine = position_values(g, ctx, seat)
+        others = [p for p in range(g.n) if p != seat]
+        values = {p: position_values(g, ctx, p) for p in others}
+        probs = {p: pick_probabilities(values[p]) for p in others}
+        for i, score in enumerate(selection_scores(g, ctx, seat)):
+            if mine[i] == -math.inf:
+                assert score == -math.inf
+                continue
+            free = math.prod(1.0 - probs[p][i] for p in others)
+            denied = sum(
+                probs[p][i]
+                * math.prod(1.0 - probs[q][i] for q in others if q != p)
+                * max(0.0, values[p][i])
+                for p in others
+            )
+            assert score == pytest.approx(mine[i] * free + DENIAL * denied / len(others))
+            checked += 1
+    assert checked > 30
+
+
+def test_pick_probabilities_prefer_higher_values() -> None:
+    probs = pick_probabilities([1.0, 5.0, -math.inf, 3.0])
+    assert sum(probs) == pytest.approx(1.0)
+    assert probs[2] == 0.0
+    assert probs[1] > probs[3] > probs[0] > 0.0
