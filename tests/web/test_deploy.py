@@ -115,6 +115,7 @@ def deployment(pg_url: str, tmp_path: Path) -> Iterator[Deployment]:
                 "GONUTS_BOT_DELAY": "0",
                 "GONUTS_ACCESS_LOG": "1",
                 "GONUTS_LOG_JSON": "1",
+                "GONUTS_FORWARDED_ALLOW_IPS": "127.0.0.1",  # nginx, as docs/deploy.md says
             }
             with log.open("wb") as out:
                 procs.append(

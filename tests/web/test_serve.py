@@ -12,6 +12,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +203,49 @@ def test_serve_from_the_environment_and_stop_gracefully(db_url: str, tmp_path: P
     assert any(x["path"] == f"/ws/tables/{tid}" and x["status"] == 101 for x in access)
     messages = [x["message"] for x in lines]
     assert "Shutting down" in messages and "Application shutdown complete." in messages
+
+
+@contextmanager
+def serving(db_url: str, log: Path, *flags: str) -> Iterator[str]:
+    """``gonuts serve FLAGS`` on a free loopback port until the block ends; its base URL."""
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gonuts", "serve", "--port", str(port), "--db", db_url, *flags],
+            stdout=out,
+            stderr=out,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            assert proc.poll() is None, log.read_text()
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def create_from(base: str, forwarded_for: str) -> int:
+    r = httpx.post(
+        f"{base}/api/tables",
+        json={"seats": TWO_HUMANS, "name": "Ana"},
+        headers={"X-Forwarded-For": forwarded_for},
+    )
+    return r.status_code
+
+
+def test_forwarded_addresses_only_from_named_proxies(db_url: str, tmp_path: Path) -> None:
+    """The open-tables quota (20 per address) counts the TCP peer: a client on loopback cannot
+    escape it by sending a new ``X-Forwarded-For`` each time, unless loopback is a named proxy."""
+    with serving(db_url, tmp_path / "plain.log") as base:
+        assert [create_from(base, "198.51.100.1") for _ in range(20)] == [201] * 20
+        assert create_from(base, "198.51.100.2") == 429  # another "address", the same client
+    with serving(db_url, tmp_path / "proxied.log", "--forwarded-allow-ips", "127.0.0.1") as base:
+        assert [create_from(base, "198.51.100.1") for _ in range(20)] == [201] * 20
+        assert create_from(base, "198.51.100.1") == 429
+        assert create_from(base, "198.51.100.2") == 201  # behind a named proxy: its own quota

@@ -93,7 +93,7 @@ SETTINGS: Final = (
         "forwarded_allow_ips",
         "GONUTS_FORWARDED_ALLOW_IPS",
         _text,
-        lambda: "127.0.0.1",
+        lambda: None,
         "trusted proxies",
     ),
 )
@@ -181,8 +181,9 @@ def register(sub: Any) -> None:
         "--forwarded-allow-ips",
         default=None,
         metavar="IPS",
-        help="comma-separated addresses of reverse proxies whose X-Forwarded-For is "
-        "trusted, or * (default 127.0.0.1)",
+        help="comma-separated addresses of the reverse proxies whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed, or * (default: none, the headers are ignored and a "
+        "client is its TCP peer address)",
     )
     p.set_defaults(handler=run)
 
@@ -266,8 +267,10 @@ def run(args: argparse.Namespace) -> int:
         log_level=settings["log_level"],
         access_log=False,
         ws_max_size=64 * 1024,
-        proxy_headers=True,
-        forwarded_allow_ips=settings["forwarded_allow_ips"],
+        # the per-address limits count the TCP peer unless a proxy is named: a forwarded
+        # header from anyone else would let one client pose as many
+        proxy_headers=settings["forwarded_allow_ips"] is not None,
+        forwarded_allow_ips=settings["forwarded_allow_ips"] or "",
         timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
     )
     return 0
