@@ -20,6 +20,7 @@ from gonuts.bots.heuristics import card_values, make_context
 from gonuts.bots.mcts import _rewards
 from gonuts.cards import KIND_IDS, NUM_KINDS, deck_counts
 from gonuts.envs.encoding import terminal_rewards
+from gonuts.game import Game
 from gonuts.scoring import scores
 from gonuts.state import GameConfig, GameState, Phase
 from gonuts.view import PlayerView, make_view
@@ -345,3 +346,30 @@ def test_pick_probabilities_prefer_higher_values() -> None:
     assert sum(probs) == pytest.approx(1.0)
     assert probs[2] == 0.0
     assert probs[1] > probs[3] > probs[0] > 0.0
+
+
+def test_search_rewards_rank_losers_by_score() -> None:
+    # Taking the Éclair hands the game to seat 1; of the two losers, seat 2 (0 points) ends
+    # ahead of seat 0 (-2 points): its reward is higher (the score margin's share).
+    state = red_velvet_endgame()
+    lost = state.copy(events=False)
+    rules.apply(lost, 0, _take(lost, "eclair"))
+    rewards, wins, totals = _rewards(lost)
+    assert lost.winners == (1,) and wins == [0.0, 1.0, 0.0]
+    assert totals[2] > totals[0]
+    assert rewards[1] > rewards[2] > rewards[0] >= 0.0
+
+
+def test_mixed_search_plays_only_near_best_selections() -> None:
+    # docs: with mixed=True a simultaneous root is played from the visit frequencies of the
+    # near-best actions (at least half the most visits), never from the rarely visited ones.
+    game = Game.new(4, seed=21)
+    view = game.view(2)
+    result = search(view, random.Random(2), iterations=400, mixed=True)
+    assert result.simultaneous
+    top = max(e.visits for e in result.estimates)
+    played = [e for e in result.estimates if e.probability > 0.0]
+    assert played and all(e.visits >= 0.5 * top for e in played)
+    assert sum(e.probability for e in played) == pytest.approx(1.0)
+    rare = [e for e in result.estimates if e.visits < 0.5 * top]
+    assert rare and all(e.probability == 0.0 for e in rare)
