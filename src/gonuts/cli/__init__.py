@@ -56,7 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     plain_terminal_fallbacks()
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the command's parser, so the message names the command
+            _command_parser(parser, args.command).error(
+                f"unrecognized arguments: {' '.join(extra)}"
+            )
     except SystemExit as exc:  # --help, --version, or a usage error already reported
         return exc.code if isinstance(exc.code, int) else 2
     handler: Handler = args.handler
@@ -80,6 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
 
 
 def _quiet_broken_pipe() -> None:

@@ -172,10 +172,10 @@ def run(args: argparse.Namespace) -> int:
     if results is None:
         return 1
     if interrupted:
-        console.print(
-            f"gonuts arena: interrupted after {len(results)} of {args.games} games; "
+        _fail(
+            "arena",
+            f"interrupted after {len(results)} of {args.games} games; "
             "the summary covers the games finished",
-            markup=False,
         )
         if not results:
             return 130
