@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from gonuts.cli.errors import fail, positive_float
 from gonuts.game import Game
 from gonuts.playout import random_playout
 
@@ -97,7 +98,7 @@ def register(sub: Any) -> None:
         "and decisions/s on one core.",
     )
     p.add_argument("--players", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
-    p.add_argument("--seconds", type=float, default=3.0, help="time per player count")
+    p.add_argument("--seconds", type=positive_float, default=3.0, help="time per player count")
     p.add_argument(
         "--checked",
         action="store_true",
@@ -112,11 +113,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         counts = [int(x) for x in args.players.split(",")]
     except ValueError:
-        console.print("[red]--players: a comma-separated list of numbers[/red]")
-        return 2
+        return fail("bench", "--players: a comma-separated list of numbers")
     if any(not 2 <= c <= 6 for c in counts):
-        console.print("[red]--players: each count must be 2 to 6[/red]")
-        return 2
+        return fail("bench", "--players: each count must be 2 to 6")
     results = []
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("benchmarking", total=len(counts))
