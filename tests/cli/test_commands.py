@@ -243,6 +243,7 @@ def test_an_interrupted_arena_prints_the_summary_of_the_games_finished(tmp_path:
         (["play", "--delay", "nan", "--no-save"], "--delay"),
         (["play", "--players", "-3", "--no-save"], "--players"),
         (["play", "--hint-budget", "0", "--no-save"], "--hint-budget"),
+        (["bench", "--seconds", "-1"], "--seconds"),
         (["arena", "--players", "2", "--bots", "random", "--games", "-2"], "--games"),
         (["hint", str(RECORDS / "complete-2p.json"), "--player", "-1"], "--player"),
         (["play", "--names", "Ana,ana", "--humans", "2", "--no-save"], "different name"),

@@ -64,9 +64,19 @@ def missing_extra(command: str, exc: ImportError) -> int | None:
 # -- argparse ---------------------------------------------------------------------------------
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+class HelpFormatter(argparse.HelpFormatter):
     """Shows ``(default: X)`` after an option's help unless the help already names its
-    default; keeps descriptions' line breaks (they hold examples and key lists)."""
+    default; wraps a description's paragraphs but keeps lines that hold key lists and
+    examples (a paragraph with a line break) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.split("\n\n"):
+            if "\n" in paragraph:
+                paragraphs.append("\n".join(indent + line for line in paragraph.splitlines()))
+            else:
+                paragraphs.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(paragraphs)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
