@@ -489,9 +489,15 @@ def create_app(
         return table_summary(await svc.get(table_id))
 
     @api.post("/tables/{table_id}/join", response_model=Seated)
-    async def join(table_id: str, body: JoinTable) -> dict[str, Any]:
-        await svc.get(table_id)
-        seat, token = await svc.join(table_id, body.name)
+    async def join(
+        table_id: str, body: JoinTable, authorization: AuthHeader = None
+    ) -> dict[str, Any]:
+        """Take a free seat; with the token of a seat already held here, that seat."""
+        table = await svc.get(table_id)
+        token = bearer(authorization)
+        seat = svc.held_seat(table, token)
+        if seat is None or token is None:
+            seat, token = await svc.join(table_id, body.name)
         return {"table": table_summary(await svc.get(table_id)), "seat": seat, "token": token}
 
     @api.post("/tables/{table_id}/again", response_model=Seated)

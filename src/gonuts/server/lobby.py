@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 import unicodedata
 from collections.abc import Sequence
@@ -64,3 +67,14 @@ def new_table(
             made.append(StoredSeat(i, kind))
     table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made))
     return table, my_seat, token
+
+
+def derived_token(token: str, table_id: str) -> str:
+    """The seat token that ``token``'s holder gets at table ``table_id`` ("play again").
+
+    The same for every call with the same token, so asking twice (a double click, two tabs, two
+    server processes) finds the seat already taken for it instead of taking another; nobody
+    without ``token`` can compute it.
+    """
+    digest = hmac.new(token.encode("utf-8"), table_id.encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode("ascii")

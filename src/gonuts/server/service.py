@@ -29,7 +29,7 @@ from gonuts.record import Record, apply_recorded
 from gonuts.server.db import hash_token
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat
-from gonuts.server.lobby import check_name, new_table, new_token
+from gonuts.server.lobby import check_name, derived_token, new_table, new_token
 from gonuts.server.messages import (
     game_listing_json,
     hint_message,
@@ -267,21 +267,35 @@ class Service:
         await self._maybe_start(table)
         return table, my_seat, token
 
-    async def join(self, table_id: str, name: str, seat: int | None = None) -> tuple[int, str]:
-        """Take a free human seat (``seat`` if given and free, else the first)."""
+    async def join(
+        self, table_id: str, name: str, seat: int | None = None, *, token: str | None = None
+    ) -> tuple[int, str]:
+        """Take a free human seat (``seat`` if given and free, else the first).
+
+        ``token`` (made by the server, e.g. :func:`~gonuts.server.lobby.derived_token`): the
+        seat's token; if it already holds a seat here, that seat is the answer (one token, one
+        seat per table).
+        """
         name = check_name(name)
         table = await self.get(table_id)
         async with table.lock:
             self.relay.refresh(table)  # another process may have seated someone
+            held = self.held_seat(table, token)
+            if held is not None and token is not None:
+                return held, token
             if table.status != "open":
                 raise ServiceError(E.TABLE_FULL, "the game has already started")
             free = [s for s in table.seats if s.kind == "human" and not s.taken]
             if not free:
                 raise ServiceError(E.TABLE_FULL)
             chosen = next((s for s in free if s.seat == seat), free[0])
-            token = new_token()
+            token = token or new_token()
             if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token)):
-                # taken just now through another process
+                # taken just now through another process (perhaps for this very token)
+                self.catch_up(table)
+                held = self.held_seat(table, token)
+                if held is not None:
+                    return held, token
                 raise ServiceError(E.TABLE_FULL, "the seat was just taken; try again")
             chosen.name, chosen.token_hash = name, hash_token(token)
         await self.broadcast_table(table)
@@ -290,12 +304,20 @@ class Service:
 
     def seat_for_token(self, table: LiveTable, token: str | None) -> int:
         """The seat ``token`` holds at ``table``; ``bad_token`` otherwise."""
+        seat = self.held_seat(table, token)
+        if seat is None:
+            raise ServiceError(E.BAD_TOKEN, None, 403)
+        return seat
+
+    @staticmethod
+    def held_seat(table: LiveTable, token: str | None) -> int | None:
+        """The seat ``token`` holds at ``table``, or None."""
         if token:
             digest = hash_token(token)
             for s in table.seats:
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
                     return s.seat
-        raise ServiceError(E.BAD_TOKEN, None, 403)
+        return None
 
     async def _maybe_start(self, table: LiveTable) -> None:
         async with table.lock:
@@ -334,7 +356,10 @@ class Service:
             message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
             for conn in list(table.conns):
                 await conn.send(message)
-        new_seat, new_token = await self.join(next_id, me.name or f"Player {seat + 1}", seat)
+        assert token is not None  # (seat_for_token accepted it)
+        new_seat, new_token = await self.join(
+            next_id, me.name or f"Player {seat + 1}", seat, token=derived_token(token, next_id)
+        )
         return next_id, new_seat, new_token
 
     # -- presence ---------------------------------------------------------------------------------
