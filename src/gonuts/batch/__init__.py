@@ -114,34 +114,29 @@ def observe(state: State, seat: Any) -> jax.Array:
     return _observe(state, seats)
 
 
-def game(state: State, b: int) -> State:
-    """Game ``b`` of a batch, as a batch of one."""
-    return jax.tree.map(lambda x: x[b : b + 1], state)
-
-
 def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[str, Any]:
     """Game ``b`` as the object ``gonuts replay --json`` prints (RECORD.md), exactly.
 
     ``players`` names the seats (default: the rules engine's ``Player 1``, … names).
     """
-    one = game(state, b)
-    s = jax.tree.map(lambda x: np.asarray(x)[0], one)
-    mask = np.asarray(legal(one))[0]
-    return summary_from_arrays(s, mask, players)
+    one = jax.tree.map(lambda x: np.asarray(x[b]), state)
+    return summary_from_arrays(one, np.asarray(legal(state)[b]), np.asarray(scores(state)[b]), players)
 
 
 def summary_from_arrays(
-    s: State, mask: np.ndarray[Any, Any], players: Sequence[str] | None = None
+    s: State,
+    mask: np.ndarray[Any, Any],
+    totals: np.ndarray[Any, Any],
+    players: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """:func:`summary` of one game already on the host (numpy fields, no batch axis)."""
+    """:func:`summary` of one game on the host: numpy fields without the batch axis, its
+    legal mask ``[players, NUM_ACTIONS]`` and its scores."""
     n = int(s.picks.shape[0])
     names = [f"Player {i + 1}" for i in range(n)] if players is None else list(players)
     if len(names) != n:
         raise ValueError(f"{len(names)} names for {n} players")
     over = int(s.phase) == core.OVER
-    coll = s.coll
-    kinds = range(len(KIND_IDS))
-    to_act = np.asarray(core_to_act(s))
+    coll = s.coll.tolist()
     return {
         "players": names,
         "round": int(s.round),
@@ -149,17 +144,13 @@ def summary_from_arrays(
         "row": [KIND_IDS[c] if c >= 0 else None for c in s.row.tolist()],
         "deck_size": int(s.deck.shape[0] - s.top),
         "discard": [KIND_IDS[c] for c in s.pile[: int(s.pile_len)].tolist()],
-        "collections": [{KIND_IDS[k]: int(coll[p, k]) for k in kinds if coll[p, k]} for p in range(n)],
-        "scores": [int(x) for x in np.asarray(core.scores(jnp.asarray(coll)))],
+        "collections": [{KIND_IDS[k]: c for k, c in enumerate(row) if c} for row in coll],
+        "scores": [int(x) for x in totals],
         "winners": [p for p in range(n) if s.winners[p]] if over else [],
+        # a seat must act exactly when it has a legal action
         "to_act": [
             {"player": p, "legal": sorted(ACTIONS[i].notation for i in np.flatnonzero(mask[p]))}
             for p in range(n)
-            if to_act[p]
+            if mask[p].any()
         ],
     }
-
-
-def core_to_act(s: State) -> np.ndarray[Any, Any]:
-    """Seats that must act in one host-side game (numpy)."""
-    return np.asarray(core.to_act(jax.tree.map(jnp.asarray, s)))

@@ -196,6 +196,19 @@ def _pull(s: State, kind: Array, cond: Array) -> State:
     )
 
 
+def _at(x: Array, i: Array) -> Array:
+    """``x[i]`` for a 1-d ``x`` as a masked sum (0 when ``i`` is out of range).
+
+    Under ``vmap`` an index with a batch axis becomes a gather, slow on CPU; a compare and a
+    sum over a few dozen elements vectorise well.
+    """
+    return jnp.where(jnp.arange(x.shape[0]) == i, x, 0).sum()
+
+
+def _set_points(table: tuple[int, ...], count: Array) -> Array:
+    return jnp.asarray(table, jnp.int32)[jnp.minimum(count, len(table) - 1)]
+
+
 def deck_size(s: State) -> Array:
     return s.deck.shape[-1] - s.top
 
@@ -206,7 +219,7 @@ def _forget(s: State) -> State:
 
 
 def _deck_card(s: State, i: Array) -> Array:
-    return s.deck[jnp.clip(s.top + i, 0, s.deck.shape[0] - 1)]
+    return _at(s.deck, s.top + i)
 
 
 # -- legal actions ------------------------------------------------------------------------------
@@ -216,47 +229,92 @@ def _one_player_phase(phase: Array) -> Array:
     return (phase != SELECT) & (phase != CINNAMON_TWIST) & (phase < OVER)
 
 
-def _pad_seats(x: Array) -> Array:
-    """``[n, K]`` → ``[MAX_PLAYERS * K]`` (absent seats false)."""
-    n = x.shape[0]
-    return jnp.concatenate([x, jnp.zeros((MAX_PLAYERS - n, K), x.dtype)]).reshape(-1)
+def width(n: int) -> int:
+    """Slots of the compact action layout for ``n`` players (see :func:`compact_legal`)."""
+    return n * K + 1
+
+
+# Where each phase's choices start in the action ids: slot c of the compact layout is action
+# ``_BASE[phase] + c``; the last slot is ``stop``.
+_BASE: Final = tuple(
+    {
+        SELECT: A.PICK_BASE,
+        FRENCH_CRULLER: A.DISCARD_POSITION_BASE,
+        DOUBLE_CHOCOLATE: A.KEEP_BASE,
+        RED_VELVET: A.TAKE_BASE,
+        SPRINKLED: A.GIVE_BASE,
+        BEAR_CLAW: A.TAKE_FROM_BASE,
+        CINNAMON_TWIST: A.PASS_BASE,
+        DAY_OLD: A.TAKE_BASE,
+        MILK: A.DISCARD_BASE,
+        RASPBERRY_FROSTED: A.DISCARD_BASE,
+        STRAWBERRY_GLAZED: A.DISCARD_FROM_BASE,
+    }.get(ph, 0)
+    for ph in range(RESOLVE + 1)
+)
+
+
+def _flat(x: Array, n: int) -> Array:
+    """A ``[K]`` or ``[n, K]`` slot mask → ``[width(n)]`` (stop slot false)."""
+    flat = x.reshape(-1)
+    return jnp.pad(flat, (0, width(n) - flat.shape[0]))
+
+
+def _row_of(s: State, seat: Array) -> Array:
+    """``coll[seat]`` as a one-hot sum (a dense op, cheaper than a batched gather)."""
+    return jnp.where((jnp.arange(s.coll.shape[0]) == seat)[:, None], s.coll, 0).sum(axis=0)
 
 
 def actor_legal(s: State) -> Array:
-    """``[NUM_ACTIONS]`` bool: the actor's legal actions in a one-player power phase."""
+    """``[width(n)]`` bool: the actor's choices in a one-player power phase, compact layout.
+
+    Every phase's choices lie in one block of the action ids, so a choice is a slot ``c``:
+    ``pick``/``discard P`` by position, ``keep``/``take``/``pass``/``discard KIND`` by kind,
+    ``take … from``/``give … to``/``discard … from`` by ``seat * K + kind``; the last slot is
+    ``stop``. (Searching ``n * K + 1`` slots is much cheaper than all 521 action ids.)
+    """
     n = num_players(s)
     ph = s.phase
     kinds = jnp.arange(K)
     seats = jnp.arange(n)
-    mine = s.coll[jnp.maximum(s.actor, 0)]
-    owned = s.coll > 0
-    opp_owned = owned & (seats != s.actor)[:, None]
+    mine = _row_of(s, s.actor)
+    opp_owned = (s.coll > 0) & (seats != s.actor)[:, None]
     picked = (s.picks[None, :] == jnp.arange(n + 1)[:, None]).any(axis=1)
-    eligible = (s.row >= 0) & ~picked & (ph == FRENCH_CRULLER)
+    eligible = (s.row >= 0) & ~picked
     size = deck_size(s)
     t0, t1 = _deck_card(s, _i(0)), _deck_card(s, _i(1))
-    keep = (ph == DOUBLE_CHOCOLATE) & (size > 0) & ((kinds == t0) | ((kinds == t1) & (size >= 2)))
-    day_old_open = (ph == DAY_OLD) & (s.step < DAY_OLD_TAKES) & (s.pile_len > 0)
-    take = ((ph == RED_VELVET) | day_old_open) & (s.pile_count > 0)
-    stop = eligible.any() | day_old_open
+    keep = (size > 0) & ((kinds == t0) | ((kinds == t1) & (size >= 2)))
+    day_old_open = (s.step < DAY_OLD_TAKES) & (s.pile_len > 0)
+    taking = s.pile_count > 0
     give_kinds = (mine - (kinds == C.SPRINKLED)) > 0
     give_kinds = jnp.where(give_kinds.any(), give_kinds, kinds == C.SPRINKLED)
-    give = (ph == SPRINKLED) & (seats != s.actor)[:, None] & give_kinds[None, :]
-    milk = (ph == MILK) & (((mine > 0) & (kinds != C.MILK)) | ((kinds == C.MILK) & (s.step == 0)))
-    rasp = (ph == RASPBERRY_FROSTED) & ((mine - (kinds == C.RASPBERRY_FROSTED)) > 0)
-    return jnp.concatenate(
+    give = (seats != s.actor)[:, None] & give_kinds[None, :]
+    milk = ((mine > 0) & (kinds != C.MILK)) | ((kinds == C.MILK) & (s.step == 0))
+    rasp = (mine - (kinds == C.RASPBERRY_FROSTED)) > 0
+    stop_slot = jnp.arange(width(n)) == width(n) - 1
+    no = jnp.zeros((width(n),), bool)
+    return jnp.select(
         [
-            jnp.zeros((MAX_POSITIONS,), bool),
-            jnp.pad(eligible, (0, MAX_POSITIONS - n - 1)),
-            stop[None],
-            keep,
-            take,
-            _pad_seats(opp_owned & (ph == BEAR_CLAW)),
-            _pad_seats(give),
-            jnp.zeros((K,), bool),
-            milk | rasp,
-            _pad_seats(opp_owned & (ph == STRAWBERRY_GLAZED)),
-        ]
+            ph == FRENCH_CRULLER,
+            ph == DOUBLE_CHOCOLATE,
+            ph == RED_VELVET,
+            ph == SPRINKLED,
+            (ph == BEAR_CLAW) | (ph == STRAWBERRY_GLAZED),
+            ph == DAY_OLD,
+            ph == MILK,
+            ph == RASPBERRY_FROSTED,
+        ],
+        [
+            _flat(eligible, n) | (stop_slot & eligible.any()),
+            _flat(keep, n),
+            _flat(taking, n),
+            _flat(give, n),
+            _flat(opp_owned, n),
+            (_flat(taking, n) | stop_slot) & day_old_open,
+            _flat(milk, n),
+            _flat(rasp, n),
+        ],
+        no,
     )
 
 
@@ -268,20 +326,50 @@ def pass_legal(s: State) -> Array:
     return ((s.coll - twist) > 0) & waiting[:, None]
 
 
-def legal(s: State) -> Array:
-    """``[n, NUM_ACTIONS]`` bool: every seat's legal actions now."""
+def compact_legal(s: State) -> Array:
+    """``[n, width(n)]`` bool: every seat's legal choices in the compact layout."""
     n = num_players(s)
-    seats = jnp.arange(n)
-    acting = (seats == s.actor) & _one_player_phase(s.phase)
+    acting = (jnp.arange(n) == s.actor) & _one_player_phase(s.phase)
     rows = acting[:, None] & actor_legal(s)[None, :]
     choosing = (s.phase == SELECT) & (s.picks < 0)
-    picks = choosing[:, None] & (jnp.arange(MAX_POSITIONS) < n + 1)[None, :]
+    picks = choosing[:, None] & (jnp.arange(width(n)) < n + 1)[None, :]
+    passes = jnp.pad(pass_legal(s), ((0, 0), (0, width(n) - K)))
+    return rows | picks | passes
+
+
+def action_of(phase: Array, slot: Array, n: int) -> Array:
+    """The action id of compact ``slot`` in ``phase``."""
+    base = _at(jnp.asarray(_BASE, jnp.int32), phase)
+    return jnp.where(slot == width(n) - 1, A.STOP_ID, base + slot).astype(jnp.int32)
+
+
+def slot_of(phase: Array, action: Array, n: int) -> Array:
+    """The compact slot of action id ``action`` in ``phase`` (``-1``: none)."""
+    c = action - _at(jnp.asarray(_BASE, jnp.int32), phase)
+    return jnp.where(
+        action == A.STOP_ID, width(n) - 1, jnp.where((c >= 0) & (c < width(n) - 1), c, -1)
+    )
+
+
+def legal(s: State) -> Array:
+    """``[n, NUM_ACTIONS]`` bool: every seat's legal actions now (engine action ids)."""
+    n = num_players(s)
+    ph = s.phase
+    c = compact_legal(s)
+    kinds = c[:, :K]
+    seated = jnp.pad(c[:, : n * K], ((0, 0), (0, (MAX_PLAYERS - n) * K)))
     return jnp.concatenate(
         [
-            picks | rows[:, : A.DISCARD_POSITION_BASE],
-            rows[:, A.DISCARD_POSITION_BASE : A.PASS_BASE],
-            pass_legal(s) | rows[:, A.PASS_BASE : A.DISCARD_BASE],
-            rows[:, A.DISCARD_BASE :],
+            c[:, :MAX_POSITIONS] & (ph == SELECT),
+            c[:, :MAX_POSITIONS] & (ph == FRENCH_CRULLER),
+            c[:, -1:],
+            kinds & (ph == DOUBLE_CHOCOLATE),
+            kinds & ((ph == RED_VELVET) | (ph == DAY_OLD)),
+            seated & (ph == BEAR_CLAW),
+            seated & (ph == SPRINKLED),
+            kinds & (ph == CINNAMON_TWIST),
+            kinds & ((ph == MILK) | (ph == RASPBERRY_FROSTED)),
+            seated & (ph == STRAWBERRY_GLAZED),
         ],
         axis=1,
     )
@@ -302,9 +390,9 @@ def scores(coll: Array) -> Array:
         0,
     )
     total = plain + bonus + (coll * jnp.asarray(_FIXED, jnp.int32)).sum(axis=1)
-    total += jnp.asarray(_HOLES)[jnp.minimum(coll[:, C.DONUT_HOLES], len(_HOLES) - 1)]
-    total += jnp.asarray(_JELLY)[jnp.minimum(coll[:, C.JELLY_FILLED], len(_JELLY) - 1)]
-    total += jnp.asarray(_BOSTON)[jnp.minimum(coll[:, C.BOSTON_CREAM], len(_BOSTON) - 1)]
+    total += _set_points(_HOLES, coll[:, C.DONUT_HOLES])
+    total += _set_points(_JELLY, coll[:, C.JELLY_FILLED])
+    total += _set_points(_BOSTON, coll[:, C.BOSTON_CREAM])
     kinds = (coll > 0).sum(axis=1)
     total += jnp.where(
         kinds >= scoring.MAPLE_BAR_MIN_KINDS, scoring.MAPLE_BAR_POINTS * coll[:, C.MAPLE_BAR], 0
@@ -368,7 +456,7 @@ def apply_power(s: State, a: Array) -> tuple[State, Array]:
         [actor, seat_g],
         none,
     )
-    fc_card = s.row[jnp.clip(row_pos, 0, s.row.shape[0] - 1)]
+    fc_card = _at(s.row, row_pos)
     kind = jnp.select(
         [is_fc, is_dc, (ph == RED_VELVET) | is_do, ph == SPRINKLED, ph == BEAR_CLAW, self_discard],
         [fc_card, kind_keep, kind_take, kind_g, kind_tf, kind_d],
@@ -391,9 +479,9 @@ def apply_power(s: State, a: Array) -> tuple[State, Array]:
 def _keep(s: State, kept: Array) -> State:
     """Double Chocolate deck bookkeeping once ``kept`` (already in the collection) is chosen."""
     size = deck_size(s)
-    second = (s.deck[jnp.clip(s.top, 0, s.deck.shape[0] - 1)] != kept) & (size >= 2)
-    j = jnp.arange(s.deck.shape[0])
-    deck = jnp.where(second & (j == s.top + 1), s.deck[jnp.clip(s.top, 0, s.deck.shape[0] - 1)], s.deck)
+    first = _deck_card(s, _i(0))
+    second = (first != kept) & (size >= 2)
+    deck = jnp.where(second & (jnp.arange(s.deck.shape[0]) == s.top + 1), first, s.deck)
     s = s._replace(deck=deck, top=s.top + 1)
     # Another seat that knew one of the two drawn cards may deduce the one put back.
     n = num_players(s)
@@ -419,14 +507,20 @@ def _power_done(s: State, done: Array) -> State:
     )
 
 
-def apply_actions(s: State, actions: Array, legal_now: Array) -> State:
+def apply_actions(s: State, actions: Array, compact: Array | None) -> State:
     """Record every seat's legal action (``-1`` or an illegal id: no action) and carry out
     what is complete: a full selection is revealed, a full set of passes moves, a one-player
-    decision is applied. :func:`settle` then runs the game to its next decision."""
+    decision is applied. :func:`settle` then runs the game to its next decision.
+
+    ``compact`` is :func:`compact_legal` of ``s``; ``None`` trusts that every action
+    ``>= 0`` is legal (the random player, which draws from the legal actions).
+    """
     n = num_players(s)
-    seats = jnp.arange(n)
-    safe = jnp.clip(actions, 0, NUM_ACTIONS - 1)
-    valid = (actions >= 0) & (actions < NUM_ACTIONS) & legal_now[seats, safe]
+    if compact is None:
+        valid = actions >= 0
+    else:
+        slots = slot_of(s.phase, actions, n)
+        valid = (compact & (jnp.arange(width(n))[None, :] == slots[:, None])).any(axis=1)
     ph = s.phase
     picks = jnp.where(valid & (ph == SELECT), actions - A.PICK_BASE, s.picks)
     passes = jnp.where(valid & (ph == CINNAMON_TWIST), actions - A.PASS_BASE, s.passes)
@@ -438,9 +532,9 @@ def apply_actions(s: State, actions: Array, legal_now: Array) -> State:
     twisted = (ph == CINNAMON_TWIST) & (passes >= 0).all()
     s = jax.tree.map(lambda new, old: jnp.where(twisted, new, old), _pass_all(s), s)
     s = _power_done(s, twisted)
-    actor = jnp.maximum(s.actor, 0)
-    acted = _one_player_phase(ph) & valid[actor]
-    after, finished = apply_power(s, actions[actor])
+    mine = jnp.arange(n) == s.actor
+    acted = _one_player_phase(ph) & (valid & mine).any()
+    after, finished = apply_power(s, jnp.where(mine, actions, 0).sum())
     s = jax.tree.map(lambda new, old: jnp.where(acted, new, old), after, s)
     return _power_done(s, acted & finished)
 
@@ -456,7 +550,7 @@ def _resolve_next(s: State) -> State:
     choosers = s.picks == q
     chosen = choosers.sum()
     taker = jnp.argmax(choosers).astype(jnp.int32)
-    card = s.row[q]
+    card = _at(s.row, q)
     s = s._replace(row=jnp.where(jnp.arange(n + 1) == q, -1, s.row))
     single = chosen == 1
     s = _push(s, card, ~single)
@@ -465,7 +559,7 @@ def _resolve_next(s: State) -> State:
     size = deck_size(s)
     draw = single & (card == C.CHOCOLATE_FROSTED) & (size > 0)
     eclair = single & (card == C.ECLAIR) & (s.pile_len > 0)
-    mine = s.coll[taker]
+    mine = _row_of(s, taker)
     cards_owned = mine.sum()
     twist = (seats == taker)[:, None] & (jnp.arange(K) == C.CINNAMON_TWIST)[None, :]
     can_pass = ((s.coll - twist) > 0).any(axis=1).all()
@@ -474,13 +568,13 @@ def _resolve_next(s: State) -> State:
         | ((card == C.MILK) & (cards_owned - 1 < MILK_DISCARDS))
         | ((card == C.RASPBERRY_FROSTED) & (cards_owned == 1))
     )
-    pile_top = s.pile[jnp.maximum(s.pile_len - 1, 0)]
+    pile_top = _at(s.pile, s.pile_len - 1)
     gained = jnp.where(draw, _deck_card(s, _i(0)), pile_top)
     s = _move(s, jnp.where(drop, taker, -1), jnp.where(draw | eclair, taker, -1), jnp.where(drop, card, gained))
     s = _push(s, card, drop)
     s = _pull(s, pile_top, eclair)
     s = _forget(s._replace(top=s.top + draw))
-    phase = jnp.asarray(POWER_PHASE_OF_KIND, jnp.int32)[jnp.maximum(card, 0)]
+    phase = _at(jnp.asarray(POWER_PHASE_OF_KIND, jnp.int32), card)
     waits = single & ~drop & (phase >= 0)
     return s._replace(
         phase=jnp.where(waits, phase, RESOLVE),
@@ -516,7 +610,8 @@ def _refill(s: State) -> State:
 def _settle_power(s: State, mask: Array) -> State:
     """A one-player power with at most one choice: apply it, or end the power."""
     count = mask.sum()
-    after, finished = apply_power(s, jnp.argmax(mask).astype(jnp.int32))
+    choice = action_of(s.phase, jnp.argmax(mask).astype(jnp.int32), num_players(s))
+    after, finished = apply_power(s, choice)
     s = jax.tree.map(lambda new, old: jnp.where(count == 1, new, old), after, s)
     return _power_done(s, (count == 0) | finished)
 
@@ -577,7 +672,7 @@ def settle(s: State) -> State:
 
 def step(s: State, actions: Array) -> State:
     """One decision step of one game (see :func:`gonuts.batch.step`)."""
-    return settle(apply_actions(s, actions.astype(jnp.int32), legal(s)))
+    return settle(apply_actions(s, actions.astype(jnp.int32), compact_legal(s)))
 
 
 # -- what one seat sees ---------------------------------------------------------------------------
