@@ -455,3 +455,38 @@ def test_hint_explains_a_mixed_strategy() -> None:
     Console(file=out, width=120).print(hint_table(mixed, ["Ana", "Ben"]))
     assert "mixed strategy" in " ".join(out.getvalue().split())
     assert "play it" in out.getvalue()
+
+
+# -- house-rule variants ------------------------------------------------------------------------
+
+
+def test_play_and_resume_keep_the_variants(tmp_path: Path) -> None:
+    save = tmp_path / "v.json"
+    result = gonuts("play", "--variant", "twist_pass_any", "--variant", "sprinkled_any_card",
+                    "--bots", "random", "--seed", "4", "--save", str(save),
+                    stdin=b"1\nq\n")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "House rules: sprinkled_any_card, twist_pass_any" in result.stdout
+    record = json.loads(save.read_text())
+    assert record["variants"] == ["sprinkled_any_card", "twist_pass_any"]
+    resumed = gonuts("play", "--resume", str(save), stdin=b"1\n" * 600)
+    assert resumed.returncode == 0, resumed.stderr
+    final = Record.from_json(save.read_text())
+    assert final.variants == ("sprinkled_any_card", "twist_pass_any")
+    assert final.replay().is_over
+    refused = gonuts("play", "--resume", str(save), "--variant", "milk_any_three")
+    assert refused.returncode == 2 and "--variant" in refused.stderr
+
+
+def test_arena_plays_every_game_with_the_variants(tmp_path: Path) -> None:
+    out = tmp_path / "a.json"
+    code = main(["arena", "--players", "3", "--bots", "greedy,random,random", "--games", "3",
+                 "--variant", "milk_any_three", "--save", str(tmp_path / "games"),
+                 "--json", str(out), "--quiet"])  # fmt: skip
+    assert code == 0
+    assert json.loads(out.read_text())["variants"] == ["milk_any_three"]
+    games = sorted((tmp_path / "games").glob("*.json"))
+    assert len(games) == 3
+    for path in games:
+        record = Record.from_json(path.read_text())
+        assert record.variants == ("milk_any_three",) and record.replay().is_over

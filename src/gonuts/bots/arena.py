@@ -81,14 +81,26 @@ def game_seed(seed: int, index: int) -> int:
     return (seed * 1_000_003 + index) % (1 << 63)
 
 
-def play_game(bots: Sequence[str], index: int, seed: int, save: bool = False) -> GameResult:
+def play_game(
+    bots: Sequence[str],
+    index: int,
+    seed: int,
+    save: bool = False,
+    variants: Sequence[str] = (),
+) -> GameResult:
     """Play game ``index`` of a tournament with base ``seed``: rotated seats, seeded deck and
-    seeded bots (games are reproducible when every bot has an iteration budget)."""
+    seeded bots (games are reproducible when every bot has an iteration budget), with the
+    house-rule ``variants`` of RULES.md."""
     seats = seating(bots, index)
     n = len(seats)
     deck_seed = game_seed(seed, index)
     players = [make_bot(name, deck_seed * 8 + s) for s, name in enumerate(seats)]
-    game = Game.new([f"{name} ({s})" for s, name in enumerate(seats)], seed=deck_seed, events=False)
+    game = Game.new(
+        [f"{name} ({s})" for s, name in enumerate(seats)],
+        seed=deck_seed,
+        events=False,
+        variants=variants,
+    )
     decisions = [0] * n
     think = [0.0] * n
     while not game.is_over:

@@ -23,6 +23,7 @@ from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.cli.completion import dir_argument, file_argument
 from gonuts.cli.errors import fail as _fail
 from gonuts.cli.errors import missing_extra, positive_int
+from gonuts.variants import VARIANTS, ordered
 
 EXIT_USAGE = 2
 
@@ -66,6 +67,15 @@ def register(sub: Any) -> None:
         help="run the games on a Ray cluster (default: start a local one); "
         "needs the optional extra: pip install 'gonuts[ray]'",
     )
+    p.add_argument(
+        "--variant",
+        action="append",
+        choices=VARIANTS,
+        metavar="NAME",
+        help="a house rule of RULES.md for every game; repeat for several ("
+        + ", ".join(VARIANTS)
+        + ")",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 
@@ -87,15 +97,21 @@ def parse_bots(text: str, players: int) -> list[str]:
     return bots
 
 
-def _play(task: tuple[list[str], int, int, bool]) -> GameResult:
-    bots, index, seed, save = task
-    return play_game(bots, index, seed, save)
+def _play(task: tuple[list[str], int, int, bool, tuple[str, ...]]) -> GameResult:
+    bots, index, seed, save, variants = task
+    return play_game(bots, index, seed, save, variants)
 
 
 def run_local(
-    bots: list[str], games: int, seed: int, save: bool, jobs: int
+    bots: list[str],
+    games: int,
+    seed: int,
+    save: bool,
+    jobs: int,
+    *,
+    variants: tuple[str, ...] = (),
 ) -> Iterator[GameResult]:
-    tasks = [(bots, i, seed, save) for i in range(games)]
+    tasks = [(bots, i, seed, save, variants) for i in range(games)]
     if jobs <= 1:
         for task in tasks:
             yield _play(task)
@@ -112,7 +128,13 @@ def _ignore_interrupts() -> None:
 
 
 def run_ray(
-    bots: list[str], games: int, seed: int, save: bool, address: str
+    bots: list[str],
+    games: int,
+    seed: int,
+    save: bool,
+    address: str,
+    *,
+    variants: tuple[str, ...] = (),
 ) -> Iterator[GameResult]:
     ray: Any = importlib.import_module("ray")  # the optional extra gonuts[ray]
 
@@ -125,7 +147,7 @@ def run_ray(
         started = True
     try:
         remote = ray.remote(play_game)
-        pending = [remote.remote(bots, i, seed, save) for i in range(games)]
+        pending = [remote.remote(bots, i, seed, save, variants) for i in range(games)]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
@@ -148,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         bots = parse_bots(args.bots, n)
     except ValueError as exc:
         return fail(str(exc))
+    variants = ordered(args.variant or ())
     save_dir = Path(args.save) if args.save else None
     if save_dir is not None:
         try:
@@ -161,9 +184,13 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             code = missing_extra("arena", exc)
             return code if code is not None else fail("--ray: Ray cannot be imported")
-        source = run_ray(bots, args.games, args.seed, save_dir is not None, args.ray)
+        source = run_ray(
+            bots, args.games, args.seed, save_dir is not None, args.ray, variants=variants
+        )
     else:
-        source = run_local(bots, args.games, args.seed, save_dir is not None, args.jobs)
+        source = run_local(
+            bots, args.games, args.seed, save_dir is not None, args.jobs, variants=variants
+        )
     console = Console(stderr=True, highlight=False)
     interrupted: list[bool] = []
     results = collect(
@@ -186,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     out = Console(file=stream, highlight=False, width=None if stream.isatty() else 120)
     out.print(summary_table(summary, n, len(results)))
     if args.json:
-        payload = to_json(n, results, summary, args.seed, bots)
+        payload = to_json(n, results, summary, args.seed, bots, variants=variants)
         text = json.dumps(payload, indent=1) + "\n"
         if args.json == "-":
             sys.stdout.write(text)
@@ -271,12 +298,15 @@ def to_json(
     summary: Sequence[BotSummary],
     seed: int,
     bots: Sequence[str],
+    *,
+    variants: Sequence[str] = (),
 ) -> dict[str, Any]:
     return {
         "players": players,
         "games": len(results),
         "seed": seed,
         "lineup": list(bots),
+        "variants": list(variants),
         "bots": [s.to_dict() for s in summary],
         "results": [r.to_dict() for r in results],
     }

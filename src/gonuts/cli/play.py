@@ -54,6 +54,7 @@ from gonuts.render import (
     winners_text,
 )
 from gonuts.state import Phase
+from gonuts.variants import VARIANTS
 from gonuts.view import PlayerView
 
 SECRET_PHASES: Final = (Phase.SELECT, Phase.CINNAMON_TWIST)
@@ -111,6 +112,13 @@ def register(sub: Any) -> None:
         "(random, greedy, mcts, mcts:N, mcts:Xs, easy, medium, hard)",
     )
     p.add_argument("--seed", type=int, help="shuffle seed (default: random)")
+    p.add_argument(
+        "--variant",
+        action="append",
+        choices=VARIANTS,
+        metavar="NAME",
+        help="a house rule of RULES.md; repeat for several (" + ", ".join(VARIANTS) + ")",
+    )
     p.add_argument("--bot-seed", type=int, help="seed for the bots (default: random)")
     file_argument(
         p.add_argument(
@@ -229,7 +237,7 @@ def new_game(args: argparse.Namespace) -> Setup:
     if duplicates:
         setup.error = f"--names: every player needs a different name ({', '.join(duplicates)})"
         return setup
-    setup.game = Game.new(names, seed=args.seed)
+    setup.game = Game.new(names, seed=args.seed, variants=args.variant or ())
     setup.seats = [None] * humans + list(bots)
     return setup
 
@@ -245,6 +253,7 @@ def resume_game(args: argparse.Namespace) -> Setup:
             ("--bots", args.bots),
             ("--difficulty", args.difficulty),
             ("--seed", args.seed),
+            ("--variant", args.variant),
         )
         if value is not None
     ]
@@ -412,6 +421,8 @@ class TerminalGame:
             "Pick a donut each round; if two or more of you pick the same one, nobody gets it. "
             "Type ? at any prompt for help, h for a hint, q to quit (the game is saved)."
         )
+        if game.variants:
+            self.console.print(Text("House rules: " + ", ".join(game.variants), style="bold"))
         if not self.hot_seat:
             self.show_table()
         while not game.is_over:
