@@ -1,4 +1,8 @@
-"""``gonuts bench``: random playouts per second, per player count (see benchmarks/)."""
+"""``gonuts bench``: random playouts per second, per player count (see benchmarks/).
+
+``--batch`` measures :mod:`gonuts.batch` instead: whole batches of random games as one JAX
+program on a CPU or GPU (the ``batch`` extra; imported only then).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from gonuts.cli.errors import fail, positive_float
+from gonuts.cli.errors import fail, positive_float, positive_int
 from gonuts.game import Game
 from gonuts.playout import random_playout
 
@@ -97,7 +101,11 @@ def register(sub: Any) -> None:
         description="Plays complete random games for each player count and prints games/s "
         "and decisions/s on one core.",
     )
-    p.add_argument("--players", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
+    p.add_argument(
+        "--players",
+        default=None,
+        help="player counts (default 2,3,4,5,6; with --batch one count, default 3)",
+    )
     p.add_argument("--seconds", type=positive_float, default=3.0, help="time per player count")
     p.add_argument(
         "--checked",
@@ -105,13 +113,35 @@ def register(sub: Any) -> None:
         help="play through the validated public API with event logs (slower)",
     )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="measure gonuts.batch (JAX): batches of random games on one device",
+    )
+    p.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="with --batch: the device to run on (default cpu)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=None,
+        metavar="B",
+        help="with --batch: games per batch (default 4096 on cpu, 65536 on gpu)",
+    )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.batch:
+        return run_batch(args)
+    if args.batch_size is not None or args.device != "cpu":
+        return fail("bench", "--batch-size and --device go with --batch")
     console = Console()
     try:
-        counts = [int(x) for x in args.players.split(",")]
+        counts = [int(x) for x in (args.players or "2,3,4,5,6").split(",")]
     except ValueError:
         return fail("bench", "--players: a comma-separated list of numbers")
     if any(not 2 <= c <= 6 for c in counts):
@@ -148,4 +178,46 @@ def run(args: argparse.Namespace) -> int:
                 for r in results
             ]
             json.dump(rows, f, indent=1)
+    return 0
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    """``gonuts bench --batch``: games/s of gonuts.batch on one device."""
+    if args.checked:
+        return fail("bench", "--checked does not go with --batch")
+    text = args.players or "3"
+    if not text.isdigit() or not 2 <= int(text) <= 6:
+        return fail("bench", "--players: with --batch, one player count from 2 to 6")
+    try:
+        from gonuts.batch.bench import (  # noqa: PLC0415 - the optional batch extra
+            DEFAULT_BATCH,
+            NoDeviceError,
+            bench_batch,
+        )
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] not in ("jax", "jaxlib"):
+            raise
+        return fail("bench", "--batch needs the 'batch' extra: pip install 'gonuts[batch]'")
+    size = args.batch_size or DEFAULT_BATCH[args.device]
+    console = Console()
+    try:
+        with console.status(f"compiling and running {size} games at a time on {args.device}"):
+            r = bench_batch(int(text), size, args.seconds, args.device)
+    except NoDeviceError as exc:
+        return fail("bench", str(exc))
+    table = Table(title=f"gonuts.batch: random {r.players}-player games on {r.device}")
+    for col in ("batch size", "games", "seconds", "games/s", "decisions/s", "compile s"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        str(r.batch_size),
+        str(r.games),
+        f"{r.seconds:.2f}",
+        f"{r.games_per_s:,.0f}",
+        f"{r.decisions_per_s:,.0f}",
+        f"{r.compile_seconds:.1f}",
+    )
+    console.print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(r.to_json(), f, indent=1)
     return 0
