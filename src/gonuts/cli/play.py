@@ -471,7 +471,9 @@ class TerminalGame:
         self.viewer = None
         self.clear()
         events = self.public_events(self.results_from)
-        self.console.print(Rule(f"Round {self.game.round}: what happened"))
+        ended = any(e.type is EventType.ROUND_STARTED for e in events)
+        played = self.game.round - 1 if ended and not self.game.is_over else self.game.round
+        self.console.print(Rule(f"Round {played}: what happened"))
         for event in events:
             self.console.print(Text("• ").append_text(describe_event(event, self.game.players)))
         self.show_table()
@@ -481,7 +483,8 @@ class TerminalGame:
     def hand_over(self, seat: int) -> None:
         """Hot-seat: clear the screen and its scrollback, wait for the right person."""
         self.viewer = None
-        self.clear()
+        if self.last_human is not None:  # before the first turn nothing secret was shown
+            self.clear()
         name = self.game.players[seat]
         self.console.print(Rule(Text(f"Pass the keyboard to {name}")))
         self.prompt(f"{name}, press Enter when the others cannot see the screen", None)
