@@ -30,6 +30,15 @@ def test_hint_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["recommended"] == data["actions"][0]["action"]
     for a in data["actions"]:
         assert 0 <= a["win_probability"] <= 1 and a["expected_score"] >= -30
+    # a simultaneous pick: the recommendation is the mixed strategy's favourite, and the JSON
+    # says why whenever another action has the higher win probability
+    assert data["simultaneous"] is True
+    best = max(data["actions"], key=lambda a: a["win_probability"])
+    assert data["highest_win_probability"] in {a["action"] for a in data["actions"]}
+    if best["action"] == data["recommended"]:
+        assert data["explanation"] is None
+    else:
+        assert "mixed strategy" in data["explanation"]
 
 
 def test_hint_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
