@@ -21,7 +21,12 @@ def _register_gymnasium() -> None:
     except ImportError:  # pragma: no cover - the research extra is not installed
         return
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="gonuts.envs.gymnasium:GoNutsEnv")
+        gymnasium.register(
+            id=GYM_ENV_ID,
+            entry_point="gonuts.envs.gymnasium:GoNutsEnv",
+            # make_vec(..., vectorization_mode="vector_entry_point"): gonuts.batch, needs JAX
+            vector_entry_point="gonuts.envs.vector:GoNutsVectorEnv",
+        )
 
 
 _register_gymnasium()
