@@ -16,7 +16,8 @@ TEST_STAMP := $(VENV)/.test-installed
 # The uv that `make lock` uses (installed into a throwaway venv, never into .venv/).
 UV_VERSION ?= 0.13.9
 
-.PHONY: setup setup-test system-deps run play test lint typecheck unit bench screenshots lock clean
+.PHONY: setup setup-test system-deps run play test lint typecheck unit bench screenshots lock \
+  check-locks clean
 
 setup: $(RUN_STAMP)
 setup-test: $(TEST_STAMP)
@@ -88,6 +89,13 @@ lock:
 	  echo "gonuts: requirements/research.txt"; \
 	  $(UV_COMPILE) --extra research --extra batch --extra ray --extra train -c requirements/test.txt \
 	    -o requirements/research.txt pyproject.toml requirements/build.in
+
+# Check that every lock installs from PyPI alone for Python 3.11-3.13 and the main platforms
+# (requirements/check-pythons.sh; downloads about 1 GB).
+check-locks:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  $(PYTHON) -m venv "$$tmp"; "$$tmp/bin/python" -m pip install --quiet uv==$(UV_VERSION); \
+	  UV="$$tmp/bin/uv" requirements/check-pythons.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -8,7 +8,11 @@
 #     has a wheel for X.Y on this platform, with a hash in the lock. pip evaluates the lock's
 #     environment markers for the interpreter running it, not for X.Y;
 #   * so where pythonX.Y itself is on PATH (or PYTHON_X_Y names it), the same download is
-#     repeated by that interpreter, which evaluates the markers for X.Y.
+#     repeated by that interpreter, which evaluates the markers for X.Y;
+#   * where UV names a uv binary (make check-locks provides one), every lock is also resolved
+#     wheels-only for X.Y on Linux (x86-64, ARM64), macOS (ARM64, Intel) and Windows (x86-64),
+#     which evaluates the markers for each platform. Known gap: Intel Macs have no wheels of
+#     jaxlib, ray and open_spiel, so there only the run lock installs (reported, not failed).
 # Usage: requirements/check-pythons.sh [LOCK ...]   (default: run test research)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -45,4 +49,25 @@ for lock in "${locks[@]}"; do
         fi
     done
 done
+if [ -n "${UV:-}" ]; then
+    for lock in "${locks[@]}"; do
+        for platform in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu aarch64-apple-darwin \
+            x86_64-apple-darwin x86_64-pc-windows-msvc; do
+            for version in 3.11 3.12 3.13; do
+                if env -u PIP_FIND_LINKS "$UV" pip compile --quiet --no-config \
+                    --index-url https://pypi.org/simple --python-platform "$platform" \
+                    --python-version "$version" --only-binary :all: --no-deps "$lock.txt" \
+                    >/dev/null 2>"$scratch/log"; then
+                    echo "ok    $lock.txt  $version on $platform (wheels only)"
+                elif [ "$platform" = x86_64-apple-darwin ] && [ "$lock" != run ]; then
+                    echo "gap   $lock.txt  $version on $platform: $(grep -o 'Because [a-z0-9_.=-]* has no wheels' "$scratch/log" | head -1)"
+                else
+                    echo "FAIL  $lock.txt  $version on $platform"
+                    grep -v '^ *$' "$scratch/log" | head -3 | sed 's/^/      /'
+                    failed=1
+                fi
+            done
+        done
+    done
+fi
 exit $failed
