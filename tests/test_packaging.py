@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
 import subprocess
@@ -333,6 +334,42 @@ def test_the_run_lock_is_the_test_lock_where_they_overlap() -> None:
     _, run = read_lock("run")
     _, test = read_lock("test")
     assert {p: v for p, v in run.items() if test.get(p, v) != v} == {}
+
+
+def third_party_imports() -> dict[str, set[str]]:
+    """Top-level third-party modules that src/gonuts imports, each with the files that do."""
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / "src" / "gonuts").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.partition(".")[0]
+                if top not in sys.stdlib_module_names and top != "gonuts":
+                    found.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+OPTIONAL_IMPORTS = {"uvloop"}
+"""Used only when present (a faster event loop; uvicorn[standard] brings it where it exists)."""
+
+
+def test_every_module_the_code_imports_is_declared() -> None:
+    everything = declared(set(PYPROJECT["project"]["optional-dependencies"]))
+    providers = importlib.metadata.packages_distributions()
+    imports = third_party_imports()
+    assert {"rich", "fastapi", "numpy"} <= set(imports)
+    undeclared = {
+        module: sorted(files)
+        for module, files in imports.items()
+        if module not in OPTIONAL_IMPORTS
+        and not {normalize(d) for d in providers.get(module, [])} & everything
+    }
+    assert undeclared == {}
 
 
 # -- the core ring --------------------------------------------------------------------------------
