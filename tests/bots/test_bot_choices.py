@@ -17,9 +17,9 @@ from gonuts.bots import GreedyBot, MCTSBot, search
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.greedy import DENIAL, pick_probabilities, position_values, selection_scores
 from gonuts.bots.heuristics import card_values, make_context
-from gonuts.bots.mcts import _rewards
+from gonuts.bots.mcts import Stats, _rewards
 from gonuts.cards import KIND_IDS, NUM_KINDS, deck_counts
-from gonuts.envs.encoding import terminal_rewards
+from gonuts.envs.encoding import describe_observation, encode_observation, terminal_rewards
 from gonuts.game import Game
 from gonuts.scoring import scores
 from gonuts.state import GameConfig, GameState, Phase
@@ -223,6 +223,13 @@ def _take(state: GameState, kind: str) -> int:
 
 
 def milk_decision(owned: list[str]) -> PlayerView:
+    """Seat 0's view of :func:`milk_state`."""
+    view = make_view(milk_state(owned), 0)
+    assert "discard milk" in {a.notation for a in view.legal}
+    return view
+
+
+def milk_state(owned: list[str]) -> GameState:
     """Four players; seat 0 has just taken the Milk and owns ``owned`` besides it; seats 1-3
     took Glazed, Plain and Coffee at positions 2-4; the rest of the cards are in the deck."""
     n = 4
@@ -236,7 +243,7 @@ def milk_decision(owned: list[str]) -> PlayerView:
         for card in cards:
             coll[p * K + INDEX[card]] += 1
     assert min(rest.values()) >= 0
-    state = GameState(
+    return GameState(
         GameConfig(("ann", "bob", "cy", "dee"), ()),
         deck=[INDEX[c] for c in sorted(rest.elements())],
         row=[-1 if c is None else INDEX[c] for c in row],
@@ -246,9 +253,6 @@ def milk_decision(owned: list[str]) -> PlayerView:
         actor=0,
         pos=0,
     )
-    view = make_view(state, 0)
-    assert "discard milk" in {a.notation for a in view.legal}
-    return view
 
 
 def test_greedy_milk_discards_three_bad_cards_rather_than_the_milk() -> None:
@@ -278,7 +282,7 @@ def twist_decision() -> PlayerView:
     owned: tuple[list[str], ...] = (
         ["cinnamon_twist", "jelly_filled", "boston_cream"],
         ["jelly_filled"] * 3,
-        ["plain"],
+        ["plain", "glazed"],
         ["boston_cream"] * 3,
     )
     rest = Counter({KIND_IDS[k]: c for k, c in enumerate(deck_counts(n)) if c})
@@ -373,3 +377,68 @@ def test_mixed_search_plays_only_near_best_selections() -> None:
     assert sum(e.probability for e in played) == pytest.approx(1.0)
     rare = [e for e in result.estimates if e.visits < 0.5 * top]
     assert rare and all(e.probability == 0.0 for e in rare)
+
+
+def test_views_count_the_milk_discards() -> None:
+    # The step of a Milk (cards discarded so far) is public: every seat's view shows it, and
+    # so does the observation; the seat discarding may not discard the Milk once it has begun.
+    state = milk_state(["red_velvet", "bear_claw", "day_old", "glazed", "maple_bar"])
+    for step, card in enumerate(["day_old", "red_velvet"], start=1):
+        rules.apply(state, 0, _discard(state, card))
+        views = [make_view(state, p) for p in range(4)]
+        assert [v.step for v in views] == [step] * 4
+        assert [v.resolving for v in views] == [1] * 4 and views[2].actor == 0
+        assert "discard milk" not in {a.notation for a in views[0].legal}
+        parts = describe_observation(encode_observation(views[1]))
+        assert parts["step"] == [float(step)]
+
+
+def _discard(state: GameState, kind: str) -> int:
+    return next(i for i in rules.legal_ids(state, 0) if ACTIONS[i].notation == f"discard {kind}")
+
+
+def test_determinization_keeps_the_seats_own_pass_and_hides_the_others() -> None:
+    view = twist_decision()
+    state = public_state(view)
+    assert state.passes[0] == -1  # nothing chosen yet
+    # Seats 1 and 3 own one kind each: their passes are forced, made at once in the sample;
+    # seat 2 has a choice.
+    assert state.passes[1] == INDEX["jelly_filled"] and state.passes[3] == INDEX["boston_cream"]
+    assert state.passes[2] == -1
+    for seed in range(5):
+        sample = Determinizer(view).sample(random.Random(seed))
+        assert sample.passes == state.passes and sample.passes is not state.passes
+
+
+def test_determinization_keeps_a_chosen_pass() -> None:
+    # Seat 0 has passed its Jelly-Filled; seat 2 still chooses. Seat 0's samples keep its
+    # pass; seat 2's, which cannot see it, leave it pending (and keep seat 2's own choice open).
+    view = twist_decision()
+    state = public_state(view)
+    real = GameState(
+        state.config,
+        deck=state.deck,
+        row=state.row,
+        coll=state.coll,
+        picks=state.picks,
+        phase=state.phase,
+        actor=0,
+        pos=0,
+        passes=[INDEX["jelly_filled"], *state.passes[1:]],
+    )
+    mine, theirs = make_view(real, 0), make_view(real, 2)
+    assert mine.my_pass == "jelly_filled" and theirs.my_pass is None
+    assert public_state(mine).passes == [INDEX["jelly_filled"], *state.passes[1:]]
+    assert public_state(theirs).passes[0] == -1 and public_state(theirs).passes[2] == -1
+
+
+def test_regret_matching_favours_the_action_that_did_better() -> None:
+    stats = Stats()
+    stats.update(1, 1.0, 1.0, 10.0)
+    stats.update(2, 0.0, 0.0, 2.0)
+    stats.update_regret([1, 2], 0.0)  # action 2 was just played and earned 0
+    assert stats.regret_strategy([1, 2]) == [1.0, 0.0]
+    stats.update_regret([1, 2], 1.0)  # then action 1, earning 1: no regret either way
+    assert stats.regret_strategy([1, 2]) == [1.0, 0.0]
+    fresh = Stats()
+    assert fresh.regret_strategy([3, 4, 5]) == [1 / 3, 1 / 3, 1 / 3]

@@ -39,26 +39,11 @@ def unseen_cards(view: PlayerView) -> list[int]:
 
 
 class Determinizer:
-    """Samples states for one view; the view is parsed once, each sample costs a shuffle."""
+    """Samples states for one view: the view is parsed once into a template state (built with
+    :class:`~gonuts.state.GameState`'s constructor, the deck left empty); each sample is a fast
+    copy of it with a freshly shuffled deck."""
 
-    __slots__ = (
-        "_actor",
-        "_coll",
-        "_config",
-        "_deck_top",
-        "_discard",
-        "_known",
-        "_passes",
-        "_phase",
-        "_picks",
-        "_pos",
-        "_round",
-        "_row",
-        "_step",
-        "_unseen",
-        "_winners",
-        "seat",
-    )
+    __slots__ = ("_deck_top", "_template", "_unseen", "seat")
 
     def __init__(self, view: PlayerView) -> None:
         seat = view.seat
@@ -66,15 +51,10 @@ class Determinizer:
             raise ValueError("a spectator's view cannot be determinized for a seat")
         n = view.num_players
         self.seat = seat
-        self._phase = view.phase
-        self._round = view.round
-        self._row = [kind_index(c) if c is not None else -1 for c in view.row]
-        self._discard = [kind_index(c) for c in view.discard]
         coll = [0] * (n * K)
         for p, cards in enumerate(view.collections):
             for kind, count in cards.items():
                 coll[p * K + kind_index(kind)] = count
-        self._coll = coll
         self._unseen = unseen_cards(view)
         # Cards the seat knows the position of, bottom first (they go on top of the sample).
         top: list[int] = []
@@ -88,59 +68,57 @@ class Determinizer:
                 f"inconsistent view: {len(self._unseen)} unseen + {len(top)} known cards "
                 f"for a deck of {view.deck_size}"
             )
-        self._known: dict[int, tuple[int, int]] = {}
+        known: dict[int, tuple[int, int]] = {}
         if view.known_deck_top is not None and not view.drawn:
-            self._known[seat] = (view.deck_size, top[-1])
+            known[seat] = (view.deck_size, top[-1])
         if view.phase is Phase.SELECT:
             # Revealed picks are never pending; own pick is known; others' secret: pending again.
-            self._picks = [
+            picks = [
                 (s - 1 if s is not None and p == seat else -1)
                 for p, s in enumerate(view.selections)
             ]
         else:
-            self._picks = [s - 1 if s is not None else -1 for s in view.selections]
-        self._passes: list[int] = []
+            picks = [s - 1 if s is not None else -1 for s in view.selections]
+        passes: list[int] = []
         if view.phase is Phase.CINNAMON_TWIST:
             # Own pass known; every other player's pass, made or not, is pending in the sample.
-            self._passes = [
+            passes = [
                 kind_index(view.my_pass) if p == seat and view.my_pass is not None else -1
                 for p in range(n)
             ]
-        self._actor = view.actor if view.actor is not None else -1
-        self._pos = (view.resolving - 1) if view.resolving is not None else 0
-        self._step = view.step
-        self._winners = view.winners
-        self._config = GameConfig(view.players, ())
+        template = GameState(
+            GameConfig(view.players, ()),
+            deck=[],
+            row=[kind_index(c) if c is not None else -1 for c in view.row],
+            discard=[kind_index(c) for c in view.discard],
+            coll=coll,
+            round=view.round,
+            picks=picks,
+            phase=view.phase,
+            pos=(view.resolving - 1) if view.resolving is not None else 0,
+            actor=view.actor if view.actor is not None else -1,
+            step=view.step,
+            passes=passes,
+            known=known,
+            winners=view.winners,
+        )
+        if passes:
+            # As the rules do: a player with a single possible card passes it unasked.
+            twist = POWER_BY_PHASE[Phase.CINNAMON_TWIST]
+            for p in range(n):
+                if passes[p] < 0:
+                    legal = twist.legal(template, p)
+                    if len(legal) == 1:
+                        passes[p] = legal[0] - PASS_BASE
+        self._template = template
 
     def sample(self, rng: random.Random) -> GameState:
         """One state consistent with the view (deck order and secret choices drawn at random)."""
         deck = self._unseen[:]
         rng.shuffle(deck)
         deck.extend(self._deck_top)
-        g = GameState(
-            self._config,
-            deck=deck,
-            row=self._row[:],
-            discard=self._discard[:],
-            coll=self._coll[:],
-            round=self._round,
-            picks=self._picks[:],
-            phase=self._phase,
-            pos=self._pos,
-            actor=self._actor,
-            step=self._step,
-            passes=self._passes[:],
-            known=dict(self._known),
-            winners=self._winners,
-        )
-        if g.passes:
-            # As the rules do: a player with a single possible card passes it unasked.
-            twist = POWER_BY_PHASE[Phase.CINNAMON_TWIST]
-            for p in range(g.n):
-                if g.passes[p] < 0:
-                    legal = twist.legal(g, p)
-                    if len(legal) == 1:
-                        g.passes[p] = legal[0] - PASS_BASE
+        g = self._template.copy(events=False)
+        g.deck = deck
         return g
 
 
