@@ -153,6 +153,8 @@ class BotSummary:
     seats: tuple[int, ...]
     """Games played in each seat."""
     seconds_per_decision: float
+    """Mean time the bot took per decision (three significant figures in JSON: a random
+    bot's microseconds do not round to 0)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -167,7 +169,7 @@ class BotSummary:
             "rating": round(self.rating, 1),
             "rating_ci": [round(x, 1) for x in self.rating_ci],
             "seats": list(self.seats),
-            "seconds_per_decision": round(self.seconds_per_decision, 4),
+            "seconds_per_decision": float(f"{self.seconds_per_decision:.3g}"),
         }
 
 

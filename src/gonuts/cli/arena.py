@@ -287,7 +287,7 @@ def summary_table(summary: Sequence[BotSummary], players: int, games: int) -> Ta
             f"{s.mean_score:.1f} ({s.mean_score_ci[0]:.1f}–{s.mean_score_ci[1]:.1f})",
             f"{s.mean_rank:.2f}",
             f"{s.rating:+.0f} ({s.rating_ci[0]:+.0f}…{s.rating_ci[1]:+.0f})",
-            f"{s.seconds_per_decision:.3f}",
+            f"{s.seconds_per_decision:.3g}",
         )
     return table
 

@@ -335,8 +335,10 @@ def run(args: argparse.Namespace) -> int:
             event="gonuts play",
             seats=["human" if s is None else s.name for s in seats],
         )
-        try:
-            path.write_text(record.to_json(), encoding="utf-8")
+        partial = path.with_name(path.name + ".partial")
+        try:  # whole or not at all: a second Ctrl-C cannot leave half a record
+            partial.write_text(record.to_json(), encoding="utf-8")
+            os.replace(partial, path)
         except OSError as exc:
             return _fail("play", f"could not save the record to {path}: {exc.strerror}", 1)
         line = Text("Record saved: ")
