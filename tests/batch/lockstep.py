@@ -70,9 +70,7 @@ def compare(game: Game, s: batch.State, b: int, mask: np.ndarray[Any, Any], wher
         assert [p for p in range(n) if s.winners[b, p]] == list(g.winners), f"{where}: winners"
 
 
-def compare_observations(
-    game: Game, obs: list[np.ndarray[Any, Any]], b: int, where: str
-) -> None:
+def compare_observations(game: Game, obs: list[np.ndarray[Any, Any]], b: int, where: str) -> None:
     for seat in range(game.num_players):
         want = encode_observation(make_view(game.state, seat))
         bad = np.flatnonzero(want != obs[seat][b])

@@ -78,10 +78,12 @@ def new(
         arr = jnp.asarray(decks, jnp.int32)
         if arr.ndim != 2 or arr.shape[1] != length:
             raise ValueError(f"decks must be [B, {length}] for {players} players")
-        return _new_from_decks(players, arr)
+        dealt: State = _new_from_decks(players, arr)
+        return dealt
     if key is None or size is None or size < 1:
         raise ValueError("give decks, or a key and a size of at least 1")
-    return _new_random(players, key, size)
+    shuffled: State = _new_random(players, key, size)
+    return shuffled
 
 
 legal = jax.jit(jax.vmap(core.legal))
@@ -111,7 +113,8 @@ def observe(state: State, seat: Any) -> jax.Array:
     ``[B]`` for one seat per game), as :func:`gonuts.envs.encoding.encode_observation`."""
     size = state.phase.shape[0]
     seats = jnp.broadcast_to(jnp.asarray(seat, jnp.int32), (size,))
-    return _observe(state, seats)
+    obs: jax.Array = _observe(state, seats)
+    return obs
 
 
 def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[str, Any]:
@@ -120,7 +123,9 @@ def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[
     ``players`` names the seats (default: the rules engine's ``Player 1``, … names).
     """
     one = jax.tree.map(lambda x: np.asarray(x[b]), state)
-    return summary_from_arrays(one, np.asarray(legal(state)[b]), np.asarray(scores(state)[b]), players)
+    return summary_from_arrays(
+        one, np.asarray(legal(state)[b]), np.asarray(scores(state)[b]), players
+    )
 
 
 def summary_from_arrays(

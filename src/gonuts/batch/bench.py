@@ -80,14 +80,16 @@ def bench_batch(
         start = time.perf_counter()
         while True:
             i += 1
-            final, taken, _ = program(jax.random.key(seed + i))
+            _, taken, _ = program(jax.random.key(seed + i))
             decisions += int(taken)  # waits for the batch
             games += batch_size
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
                 break
     return BatchBenchResult(
-        device=dev.platform if dev.device_kind == dev.platform else f"{dev.platform} ({dev.device_kind})",
+        device=dev.platform
+        if dev.device_kind == dev.platform
+        else f"{dev.platform} ({dev.device_kind})",
         players=players,
         batch_size=batch_size,
         games=games,

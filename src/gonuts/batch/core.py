@@ -209,6 +209,12 @@ def _set_points(table: tuple[int, ...], count: Array) -> Array:
     return jnp.asarray(table, jnp.int32)[jnp.minimum(count, len(table) - 1)]
 
 
+def _choose(cond: Array, new: State, old: State) -> State:
+    """``new`` where ``cond``, else ``old``, field by field (a branch as a select)."""
+    out: State = jax.tree.map(lambda x, y: jnp.where(cond, x, y), new, old)
+    return out
+
+
 def deck_size(s: State) -> Array:
     return s.deck.shape[-1] - s.top
 
@@ -468,7 +474,7 @@ def apply_power(s: State, a: Array) -> tuple[State, Array]:
     s = _pull(s, kind, ((ph == RED_VELVET) | is_do) & ~stop)
     clear = is_fc & ~stop & (jnp.arange(s.row.shape[0]) == row_pos)
     s = s._replace(row=jnp.where(clear, -1, s.row))
-    s = jax.tree.map(lambda new, old: jnp.where(is_dc, new, old), _keep(s, kind_keep), s)
+    s = _choose(is_dc, _keep(s, kind_keep), s)
     milk_done = (kind_d == C.MILK) | (s.step + 1 >= MILK_DISCARDS)
     counted = (is_do & ~stop) | ((ph == MILK) & (kind_d != C.MILK))
     s = s._replace(step=s.step + counted)
@@ -526,16 +532,14 @@ def apply_actions(s: State, actions: Array, compact: Array | None) -> State:
     passes = jnp.where(valid & (ph == CINNAMON_TWIST), actions - A.PASS_BASE, s.passes)
     s = s._replace(picks=picks, passes=passes)
     revealed = (ph == SELECT) & (picks >= 0).all()
-    s = s._replace(
-        phase=jnp.where(revealed, RESOLVE, s.phase), pos=jnp.where(revealed, 0, s.pos)
-    )
+    s = s._replace(phase=jnp.where(revealed, RESOLVE, s.phase), pos=jnp.where(revealed, 0, s.pos))
     twisted = (ph == CINNAMON_TWIST) & (passes >= 0).all()
-    s = jax.tree.map(lambda new, old: jnp.where(twisted, new, old), _pass_all(s), s)
+    s = _choose(twisted, _pass_all(s), s)
     s = _power_done(s, twisted)
     mine = jnp.arange(n) == s.actor
     acted = _one_player_phase(ph) & (valid & mine).any()
     after, finished = apply_power(s, jnp.where(mine, actions, 0).sum())
-    s = jax.tree.map(lambda new, old: jnp.where(acted, new, old), after, s)
+    s = _choose(acted, after, s)
     return _power_done(s, acted & finished)
 
 
@@ -570,7 +574,12 @@ def _resolve_next(s: State) -> State:
     )
     pile_top = _at(s.pile, s.pile_len - 1)
     gained = jnp.where(draw, _deck_card(s, _i(0)), pile_top)
-    s = _move(s, jnp.where(drop, taker, -1), jnp.where(draw | eclair, taker, -1), jnp.where(drop, card, gained))
+    s = _move(
+        s,
+        jnp.where(drop, taker, -1),
+        jnp.where(draw | eclair, taker, -1),
+        jnp.where(drop, card, gained),
+    )
     s = _push(s, card, drop)
     s = _pull(s, pile_top, eclair)
     s = _forget(s._replace(top=s.top + draw))
@@ -604,7 +613,7 @@ def _refill(s: State) -> State:
         )
     )
     ended = s._replace(phase=_i(OVER), winners=winners(s.coll))
-    return jax.tree.map(lambda e, r: jnp.where(end, e, r), ended, refilled)
+    return _choose(end, ended, refilled)
 
 
 def _settle_power(s: State, mask: Array) -> State:
@@ -612,7 +621,7 @@ def _settle_power(s: State, mask: Array) -> State:
     count = mask.sum()
     choice = action_of(s.phase, jnp.argmax(mask).astype(jnp.int32), num_players(s))
     after, finished = apply_power(s, choice)
-    s = jax.tree.map(lambda new, old: jnp.where(count == 1, new, old), after, s)
+    s = _choose(count == 1, after, s)
     return _power_done(s, (count == 0) | finished)
 
 
@@ -622,7 +631,7 @@ def _settle_twist(s: State, passable: Array) -> State:
     passes = jnp.where(forced, jnp.argmax(passable, axis=1).astype(jnp.int32), s.passes)
     s = s._replace(passes=passes)
     complete = (passes >= 0).all()
-    s = jax.tree.map(lambda new, old: jnp.where(complete, new, old), _pass_all(s), s)
+    s = _choose(complete, _pass_all(s), s)
     return _power_done(s, complete)
 
 
@@ -637,14 +646,10 @@ def _busy(s: State, mask: Array, passable: Array) -> Array:
 
 
 def _micro(s: State, mask: Array, passable: Array) -> State:
-    n = num_players(s)
     resolving = s.phase == RESOLVE
     pending = (s.picks >= s.pos).any()
-    branch = jnp.select(
-        [resolving & pending, resolving, s.phase == CINNAMON_TWIST], [0, 1, 3], 2
-    )
-    del n
-    return lax.switch(
+    branch = jnp.select([resolving & pending, resolving, s.phase == CINNAMON_TWIST], [0, 1, 3], 2)
+    out: State = lax.switch(
         branch,
         [
             lambda: _resolve_next(s),
@@ -653,6 +658,7 @@ def _micro(s: State, mask: Array, passable: Array) -> State:
             lambda: _settle_twist(s, passable),
         ],
     )
+    return out
 
 
 def settle(s: State) -> State:

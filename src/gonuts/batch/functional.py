@@ -105,6 +105,6 @@ def rewards(state: State, mode: str = "win_share") -> jax.Array:
     if mode == "score_diff":
         totals = core.scores(state.coll)
         n = totals.shape[0]
-        others = jnp.where(jnp.eye(n, dtype=bool), jnp.iinfo(jnp.int32).min, totals[None, :])
+        others = jnp.where(jnp.eye(n, dtype=bool), -(2**31), totals[None, :])
         return jnp.where(over, totals - others.max(axis=1), 0).astype(jnp.float32)
     raise ValueError(f"unknown reward mode {mode!r} (choose from: win_share, score_diff)")

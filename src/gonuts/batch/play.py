@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from gonuts import actions as A  # noqa: N812 - the action-id table, read like a namespace
 from gonuts.batch import core
 from gonuts.batch.core import State
 from gonuts.cards import canonical_deck
@@ -68,7 +69,7 @@ def _random_actions(key: jax.Array, s: State, mask: jax.Array, passable: jax.Arr
         ],
         [
             jnp.where(s.picks < 0, picks, -1),
-            jnp.where(passes >= 0, passes + core.A.PASS_BASE, -1),
+            jnp.where(passes >= 0, passes + A.PASS_BASE, -1),
             core.action_of(ph, own, n),
         ],
         -1,

@@ -1,7 +1,9 @@
 """A Gymnasium ``VectorEnv`` of ``num_envs`` games at once, driven by :mod:`gonuts.batch` (JAX).
 
 >>> import gymnasium, gonuts.envs
->>> envs = gymnasium.make_vec("gonuts/GoNuts-v0", num_envs=8, vectorization_mode="vector_entry_point")
+>>> envs = gymnasium.make_vec(
+...     "gonuts/GoNuts-v0", num_envs=8, vectorization_mode="vector_entry_point"
+... )
 >>> obs, info = envs.reset(seed=0)
 >>> obs["observation"].shape, obs["action_mask"].shape
 ((8, 538), (8, 521))
@@ -86,7 +88,7 @@ def _reset_all(
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2))
-def _step_all(
+def _step_all(  # noqa: PLR0917 - a jitted function takes its arrays positionally
     players: int,
     fixed_seat: int,
     reward: str,
@@ -104,7 +106,11 @@ def _step_all(
         legal = core.legal(s)
         row = jnp.where(jnp.arange(n)[:, None] == me, legal, False).any(axis=0)
         mask = functional.env_mask(row, me, n)
-        ok = (action >= 0) & (action < NUM_ENV_ACTIONS) & mask[jnp.clip(action, 0, NUM_ENV_ACTIONS - 1)]
+        ok = (
+            (action >= 0)
+            & (action < NUM_ENV_ACTIONS)
+            & mask[jnp.clip(action, 0, NUM_ENV_ACTIONS - 1)]
+        )
         chosen = jnp.where(ok, action, jnp.argmax(mask))
         engine = functional.engine_action(chosen, me, n)
         others = random_actions(opp_key, s)
@@ -123,11 +129,15 @@ def _step_all(
 class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     """``num_envs`` games of ``gonuts/GoNuts-v0`` as one JAX program (module docstring)."""
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium declares it an instance attribute
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
         num_envs: int = 1,
+        *,
         players: int = 3,
         seat: int | None = None,
         opponents: str = "random",
