@@ -4,6 +4,7 @@ as text, plain terminals, and the play screen's choices and wording."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -490,3 +491,32 @@ def test_arena_plays_every_game_with_the_variants(tmp_path: Path) -> None:
     for path in games:
         record = Record.from_json(path.read_text())
         assert record.variants == ("milk_any_three",) and record.replay().is_over
+
+
+def test_a_command_module_that_needs_an_extra_is_listed_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = importlib.import_module
+
+    def fake(name: str) -> object:
+        if name == "gonuts.cli.analyze":
+            raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+        return real(name)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    assert main(["--help"]) == 0
+    assert "needs the 'research' extra" in " ".join(capsys.readouterr().out.split())
+    assert main(["analyze", "--games", "5"]) == 2
+    assert capsys.readouterr().err == (
+        "gonuts analyze: needs the 'research' extra: pip install 'gonuts[research]'\n"
+    )
+
+
+def test_an_unexpected_import_error_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "shtab", None)
+    monkeypatch.delenv("GONUTS_DEBUG", raising=False)
+    assert main(["completion", "bash"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gonuts completion: internal error: ") and err.count("\n") == 1

@@ -14,10 +14,17 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from gonuts import __version__
-from gonuts.cli.errors import GonutsParser, missing_extra, plain_terminal_fallbacks
+from gonuts.cli.errors import (
+    GonutsParser,
+    extra_for,
+    fail,
+    missing_extra,
+    needs_extra,
+    plain_terminal_fallbacks,
+)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -48,8 +55,25 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", required=True, parser_class=GonutsParser
     )
     for name in COMMANDS:
-        importlib.import_module(f"gonuts.cli.{name}").register(sub)
+        try:
+            module = importlib.import_module(f"gonuts.cli.{name}")
+        except ImportError as exc:  # a command module that imports an extra at the top
+            extra = extra_for(exc)
+            if extra is None:
+                raise
+            _register_unavailable(sub, name, extra)
+            continue
+        module.register(sub)
     return parser
+
+
+def _register_unavailable(sub: Any, name: str, extra: str) -> None:
+    """A command whose module needs a missing extra: listed, and it says which extra."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=f"({needs_extra(extra)})", description=f"gonuts {name} {needs_extra(extra)}."
+    )
+    p.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(handler=lambda args: fail(name, needs_extra(extra)), any_arguments=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
-        if extra:  # reported by the command's parser, so the message names the command
+        if extra and not getattr(args, "any_arguments", False):  # named by its command
             _command_parser(parser, args.command).error(
                 f"unrecognized arguments: {' '.join(extra)}"
             )

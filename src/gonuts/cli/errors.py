@@ -51,14 +51,22 @@ def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
+def extra_for(exc: ImportError) -> str | None:
+    """The optional extra that provides the module ``exc`` could not import, if any."""
+    return EXTRA_BY_MODULE.get((exc.name or "").partition(".")[0])
+
+
+def needs_extra(extra: str) -> str:
+    return f"needs the '{extra}' extra: pip install 'gonuts[{extra}]'"
+
+
 def missing_extra(command: str, exc: ImportError) -> int | None:
     """The one-line answer for a command whose optional dependency is not installed, or
     ``None`` when the missing module belongs to no extra (a real bug: let it surface)."""
-    name = (exc.name or "").partition(".")[0]
-    extra = EXTRA_BY_MODULE.get(name)
+    extra = extra_for(exc)
     if extra is None:
         return None
-    return fail(command, f"needs the '{extra}' extra: pip install 'gonuts[{extra}]'")
+    return fail(command, needs_extra(extra))
 
 
 # -- argparse ---------------------------------------------------------------------------------
