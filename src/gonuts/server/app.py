@@ -281,8 +281,9 @@ AuthHeader = Annotated[
 ]
 
 
-def _lang_param(lang_query: LangParam = None) -> None:
-    """Documents ``?lang=`` on every API route (:func:`request_lang` reads it)."""
+async def _lang_param(lang_query: LangParam = None) -> None:
+    """Documents ``?lang=`` on every API route (:func:`request_lang` reads it). Async: a plain
+    function would be run in a worker thread for every request."""
 
 
 ERRORS: Final[dict[int | str, dict[str, Any]]] = {
