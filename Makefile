@@ -1,7 +1,7 @@
 # gonuts — two commands on a new machine: `make run` (the web app) and `make test` (the whole suite).
 #
 # Dependencies come from hashed lock files, one per purpose, resolved from PyPI alone for
-# Python 3.11, 3.12 and 3.13 (see requirements/README.md):
+# Python 3.11, 3.12 and 3.13 (see the README, "Install"):
 #   requirements/run.txt       the engine, the CLI and the web server      (make run)
 #   requirements/test.txt      + dev tools, research, batch and ray extras  (make test)
 #   requirements/research.txt  research, batch, ray and train extras        (documented only)
