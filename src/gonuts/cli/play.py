@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import math
 import os
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -184,8 +185,13 @@ def check_save_path(path: Path) -> str | None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return f"--save {path}: cannot create its folder: {exc.strerror or exc}"
-    if not os.access(path.parent, os.W_OK):
-        return f"--save {path}: the folder {path.parent} is not writable"
+    # Try for real: os.access() says yes to root even where no file can be made (/proc, a
+    # read-only mount), and the record is written next to the target and renamed over it.
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".gonuts-", suffix=".check"):
+            pass
+    except OSError as exc:
+        return f"--save {path}: cannot write in {path.parent}: {exc.strerror or exc}"
     if path.exists() and not os.access(path, os.W_OK):
         return f"--save {path}: the file is not writable"
     return None
