@@ -4,6 +4,7 @@ access log, Prometheus metrics, and a graceful shutdown on SIGTERM (docs/deploy.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import os
@@ -25,7 +26,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gonuts.cli.serve import JsonLines, SettingError, resolve
-from web.helpers import AppFactory, auth, create, hello, receive_until
+from gonuts.server.live import Conn
+from gonuts.server.service import Service
+from gonuts.server.socket import CLOSE_RESTART
+from gonuts.server.store import TableStore
+from web.helpers import AppFactory, Inbox, auth, create, hello, receive_until
 
 TWO_HUMANS = [{"kind": "human"}, {"kind": "human"}]
 
@@ -249,3 +254,24 @@ def test_forwarded_addresses_only_from_named_proxies(db_url: str, tmp_path: Path
         assert [create_from(base, "198.51.100.1") for _ in range(20)] == [201] * 20
         assert create_from(base, "198.51.100.1") == 429
         assert create_from(base, "198.51.100.2") == 201  # behind a named proxy: its own quota
+
+
+def test_the_lifespan_closes_what_the_server_left_open(db_url: str) -> None:
+    """For a server that runs the app's shutdown before closing its sockets itself (uvicorn
+    closes them first): the service closes every socket it still holds with 1012."""
+
+    async def main() -> None:
+        svc = Service(TableStore(db_url), bot_delay=0)
+        await svc.start()
+        table, _, _ = await svc.create_table([("human", None), ("human", None)], "Ana", "en")
+        await svc.join(table.id, "Ben")
+        inboxes = [Inbox(), Inbox()]
+        for seat, inbox in enumerate(inboxes):
+            await svc.connect(table, Conn(inbox, seat, "en"))
+        await svc.act(table, 0, "pick 1")
+        await svc.drain(1.0)
+        await svc.close_sockets(CLOSE_RESTART, "server restart")
+        await svc.close()
+        assert [i.closed for i in inboxes] == [1012, 1012]
+
+    asyncio.run(asyncio.wait_for(main(), 30))
