@@ -76,25 +76,23 @@ class Setting:
     env: str
     parse: Callable[[str], Any]
     default: Callable[[], Any]
-    help: str
 
 
 SETTINGS: Final = (
-    Setting("host", "GONUTS_HOST", _text, lambda: "127.0.0.1", "address to listen on"),
-    Setting("port", "GONUTS_PORT", _port, lambda: 8000, "port"),
-    Setting("db", "GONUTS_DB_URL", _text, default_db_url, "database URL"),
-    Setting("log_level", "GONUTS_LOG_LEVEL", _level, lambda: "info", "log level"),
-    Setting("access_log", "GONUTS_ACCESS_LOG", _flag, lambda: False, "log every request"),
-    Setting("log_json", "GONUTS_LOG_JSON", _flag, lambda: False, "logs as JSON lines"),
-    Setting("bot_delay", "GONUTS_BOT_DELAY", _seconds, lambda: 0.5, "a bot's pause"),
-    Setting("replace_after", "GONUTS_REPLACE_AFTER", _seconds, lambda: 120.0, "bot takes over"),
-    Setting("shutdown_grace", "GONUTS_SHUTDOWN_GRACE", _seconds, lambda: 10.0, "at SIGTERM"),
+    Setting("host", "GONUTS_HOST", _text, lambda: "127.0.0.1"),
+    Setting("port", "GONUTS_PORT", _port, lambda: 8000),
+    Setting("db", "GONUTS_DB_URL", _text, default_db_url),
+    Setting("log_level", "GONUTS_LOG_LEVEL", _level, lambda: "info"),
+    Setting("access_log", "GONUTS_ACCESS_LOG", _flag, lambda: False),
+    Setting("log_json", "GONUTS_LOG_JSON", _flag, lambda: False),
+    Setting("bot_delay", "GONUTS_BOT_DELAY", _seconds, lambda: 0.5),
+    Setting("replace_after", "GONUTS_REPLACE_AFTER", _seconds, lambda: 120.0),
+    Setting("shutdown_grace", "GONUTS_SHUTDOWN_GRACE", _seconds, lambda: 10.0),
     Setting(
         "forwarded_allow_ips",
         "GONUTS_FORWARDED_ALLOW_IPS",
         _text,
         lambda: None,
-        "trusted proxies",
     ),
 )
 """Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
