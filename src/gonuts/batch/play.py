@@ -38,9 +38,14 @@ def prefix_sum(x: jax.Array) -> jax.Array:
 
 def random_choice(key: jax.Array, mask: jax.Array) -> jax.Array:
     """Per row of ``mask`` (``[..., W]`` bool), the index of a uniformly random true entry
-    (``-1`` for a row with none): one uniform number picks the k-th true entry."""
+    (``-1`` for a row with none)."""
+    return choose(jax.random.uniform(key, mask.shape[:-1]), mask)
+
+
+def choose(u: jax.Array, mask: jax.Array) -> jax.Array:
+    """:func:`random_choice` with the uniform numbers ``u`` (``[...]`` in [0, 1)) given: the
+    k-th true entry of each row, k = floor(u * count)."""
     count = mask.sum(axis=-1)
-    u = jax.random.uniform(key, count.shape)
     k = jnp.minimum((u * count).astype(jnp.int32), count - 1)
     hit = mask & (prefix_sum(mask) - 1 == k[..., None])
     return jnp.where(count > 0, jnp.argmax(hit, axis=-1), -1).astype(jnp.int32)
@@ -48,18 +53,19 @@ def random_choice(key: jax.Array, mask: jax.Array) -> jax.Array:
 
 def random_actions(key: jax.Array, s: State) -> jax.Array:
     """One game: a uniformly random legal action id per seat (``-1``: nothing to decide)."""
-    return _random_actions(key, s, core.actor_legal(s), core.pass_legal(s))
+    u = jax.random.uniform(key, (3, core.num_players(s)))
+    return _random_actions(u, s, core.actor_legal(s), core.pass_legal(s))
 
 
-def _random_actions(key: jax.Array, s: State, mask: jax.Array, passable: jax.Array) -> jax.Array:
+def _random_actions(u: jax.Array, s: State, mask: jax.Array, passable: jax.Array) -> jax.Array:
     # Only the rows that can hold a choice are searched: a selection is any of the n + 1
     # positions, a Cinnamon Twist pass one of K kinds, a power's choice a slot of the actor.
+    # ``u`` is [3, n] uniform numbers: for the picks, the passes and the actor's choice.
     n = core.num_players(s)
     seats = jnp.arange(n)
-    pick_key, pass_key, own_key = jax.random.split(key, 3)
-    picks = jax.random.randint(pick_key, (n,), 0, n + 1)
-    passes = random_choice(pass_key, passable)
-    own = random_choice(own_key, mask)
+    picks = jnp.minimum((u[0] * (n + 1)).astype(jnp.int32), n)
+    passes = choose(u[1], passable)
+    own = choose(u[2, 0], mask)
     ph = s.phase
     return jnp.select(
         [
@@ -76,15 +82,16 @@ def _random_actions(key: jax.Array, s: State, mask: jax.Array, passable: jax.Arr
     ).astype(jnp.int32)
 
 
-def _tick(s: State, key: jax.Array) -> tuple[State, jax.Array]:
-    """One game, one iteration of the flat loop: a micro-step, or random decisions."""
+def _tick(s: State, u: jax.Array) -> tuple[State, jax.Array]:
+    """One game, one iteration of the flat loop: a micro-step, or random decisions drawn
+    with the uniform numbers ``u`` ([3, n])."""
     mask = core.actor_legal(s)
     passable = core.pass_legal(s)
     busy = core._busy(s, mask, passable)
-    actions = _random_actions(key, s, mask, passable)
+    actions = _random_actions(u, s, mask, passable)
     decided = core.apply_actions(s, actions, None)
     moved = core._micro(s, mask, passable)
-    out = jax.tree.map(lambda m, d: jnp.where(busy, m, d), moved, decided)
+    out = core._choose(busy, moved, decided)
     return out, jnp.where(busy, 0, (actions >= 0).sum())
 
 
@@ -108,7 +115,8 @@ def random_games(players: int, key: jax.Array, size: int) -> tuple[State, jax.Ar
     ) -> tuple[State, jax.Array, jax.Array, jax.Array]:
         s, k, decisions, ticks = carry
         k, sub = jax.random.split(k)
-        s, taken = tick(s, jax.random.split(sub, size))
+        # one draw for the whole batch (a key per game per iteration costs more than the rules)
+        s, taken = tick(s, jax.random.uniform(sub, (size, 3, players)))
         return s, k, decisions + taken.sum(), ticks + 1
 
     zero = jnp.zeros((), jnp.int32)
