@@ -49,6 +49,15 @@ def test_new_refuses_bad_arguments() -> None:
         batch.new(3, np.zeros((2, 37), np.int32))
     with pytest.raises(ValueError, match="key and a size"):
         batch.new(3)
+    not_a_deck = np.array([list(canonical_deck(2))] * 2, np.int32)
+    not_a_deck[1, 0] = not_a_deck[1, 1] = 4
+    with pytest.raises(ValueError, match="deck 1 is not the deck for 2 players"):
+        batch.new(2, not_a_deck)
+    s = batch.new(2, not_a_deck[:1])
+    with pytest.raises(IndexError, match="no game 1 in a batch of 1"):
+        batch.summary(s, 1)
+    with pytest.raises(ValueError, match="no seat 2 in a 2-player game"):
+        batch.observe(s, 2)
 
 
 def test_illegal_and_missing_actions_change_nothing() -> None:

@@ -75,9 +75,14 @@ def new(
     check_player_count(players)
     length = len(canonical_deck(players))
     if decks is not None:
-        arr = jnp.asarray(decks, jnp.int32)
-        if arr.ndim != 2 or arr.shape[1] != length:
+        host = np.asarray(decks)
+        if host.ndim != 2 or host.shape[1] != length or host.shape[0] < 1:
             raise ValueError(f"decks must be [B, {length}] for {players} players")
+        want = np.asarray(canonical_deck(players))
+        bad = np.flatnonzero((np.sort(host, axis=1) != want).any(axis=1))
+        if bad.size:
+            raise ValueError(f"deck {int(bad[0])} is not the deck for {players} players")
+        arr = jnp.asarray(host, jnp.int32)
         dealt: State = _new_from_decks(players, arr)
         return dealt
     if key is None or size is None or size < 1:
@@ -112,6 +117,9 @@ def observe(state: State, seat: Any) -> jax.Array:
     """``[B, OBS_SIZE]`` float32: each game's observation from ``seat`` (an int, or int
     ``[B]`` for one seat per game), as :func:`gonuts.envs.encoding.encode_observation`."""
     size = state.phase.shape[0]
+    players = state.picks.shape[-1]
+    if isinstance(seat, int) and not 0 <= seat < players:
+        raise ValueError(f"no seat {seat} in a {players}-player game")
     seats = jnp.broadcast_to(jnp.asarray(seat, jnp.int32), (size,))
     obs: jax.Array = _observe(state, seats)
     return obs
@@ -122,6 +130,8 @@ def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[
 
     ``players`` names the seats (default: the rules engine's ``Player 1``, … names).
     """
+    if not 0 <= b < state.phase.shape[0]:
+        raise IndexError(f"no game {b} in a batch of {state.phase.shape[0]}")
     one = jax.tree.map(lambda x: np.asarray(x[b]), state)
     return summary_from_arrays(
         one, np.asarray(legal(state)[b]), np.asarray(scores(state)[b]), players
