@@ -60,9 +60,9 @@ class NoisyBot:
         return self.inner.choose(view)
 
 
-BOT_NAMES: Final = ("random", "greedy", "mcts", "easy", "medium", "hard")
+BOT_NAMES: Final = ("random", "greedy", "mcts", "neural", "neural-mcts", "easy", "medium", "hard")
 """Names :func:`make_bot` knows. ``mcts:N`` (N iterations) and ``mcts:Xs`` (X seconds per
-decision) set the search budget."""
+decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:Xs``."""
 
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
@@ -93,8 +93,12 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     """A bot by its CLI name: ``random``, ``greedy``, ``mcts`` (1 s per decision),
     ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``."""
     base, colon, budget = name.partition(":")
-    if colon and base != "mcts":
-        raise ValueError(f"only mcts takes a budget, not {name!r}")
+    if colon and base not in ("mcts", "neural-mcts"):
+        raise ValueError(f"only mcts and neural-mcts take a budget, not {name!r}")
+    if base in ("neural", "neural-mcts"):
+        from gonuts.bots.neural_mcts import make_neural  # noqa: PLC0415 - NumPy only when asked
+
+        return make_neural(base, budget if colon else None, seed, name)
     if base == "random":
         return RandomBot(seed)
     if base == "greedy":

@@ -1,0 +1,99 @@
+"""``neural``: the policy network trained by self-play (:mod:`gonuts.train`), one forward pass.
+
+The weights ship in the package (``weights/neural.npz``) and are read with NumPy alone: JAX
+is needed only to train. The bot encodes its seat's view with
+:func:`gonuts.envs.encoding.encode_observation` (the same vector :mod:`gonuts.batch` trained
+on), masks the illegal actions and plays the most likely legal one. The value head (the
+expected win share, plus a little score margin, of the seat from this view) serves
+``neural-mcts`` (:mod:`gonuts.bots.neural_mcts`) at the leaves of its search.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from gonuts.actions import ACTIONS, Action
+from gonuts.envs.encoding import action_mask, encode_observation, from_env_action
+from gonuts.errors import NotYourTurnError
+from gonuts.view import PlayerView
+
+WEIGHTS: Final = Path(__file__).with_name("weights") / "neural.npz"
+FloatArray = np.ndarray[Any, np.dtype[np.float32]]
+
+
+class Network:
+    """The MLP of :class:`gonuts.train.ppo.PolicyValue` in NumPy (float32)."""
+
+    def __init__(self, path: Path = WEIGHTS) -> None:
+        try:
+            data = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            raise ValueError(f"no network weights at {path} (train with `gonuts train`)") from None
+        with data:
+            self.scale: FloatArray = data["scale"]
+            self.layers = [(data[f"{name}_w"], data[f"{name}_b"]) for name in ("dense0", "dense1")]
+            self.policy = (data["policy_w"], data["policy_b"])
+            self.value_head = (data["value_w"], data["value_b"])
+            self.meta: dict[str, Any] = json.loads(str(data["meta"])) if "meta" in data else {}
+
+    def forward(self, obs: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Logits ``[..., 521]`` and values ``[...]`` of observations ``[..., OBS_SIZE]``."""
+        h = obs * self.scale
+        for w, b in self.layers:
+            h = np.maximum(h @ w + b, 0.0)
+        logits = h @ self.policy[0] + self.policy[1]
+        value = (h @ self.value_head[0] + self.value_head[1])[..., 0]
+        return logits, value
+
+    def evaluate(self, view: PlayerView) -> tuple[dict[int, float], float]:
+        """For ``view``: the prior of each legal action (engine id → probability) and the value."""
+        seat = view.seat
+        if seat is None:
+            raise ValueError("the network plays a seat's view, not a spectator's")
+        logits, value = self.forward(encode_observation(view))
+        mask = action_mask(view).astype(bool)
+        masked = np.where(mask, logits, -np.inf)
+        z = np.exp(masked - masked.max())
+        probs = z / z.sum()
+        n = view.num_players
+        priors = {from_env_action(int(e), seat, n): float(probs[e]) for e in np.flatnonzero(mask)}
+        return priors, float(value)
+
+
+@cache
+def shipped_network() -> Network:
+    """The shipped weights, loaded once per process."""
+    return Network()
+
+
+class NeuralBot:
+    """Plays the network's most likely legal action (``temperature`` > 0: samples instead)."""
+
+    name = "neural"
+
+    def __init__(
+        self, seed: int | None = None, *, network: Network | None = None, temperature: float = 0.0
+    ) -> None:
+        self.network = network if network is not None else shipped_network()
+        self.temperature = temperature
+        self.rng = random.Random(seed)
+
+    def choose(self, view: PlayerView) -> Action:
+        legal = view.legal
+        if not legal:
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
+        if len(legal) == 1:
+            return legal[0]
+        priors, _ = self.network.evaluate(view)
+        if self.temperature > 0.0:
+            ids = list(priors)
+            weights = [p ** (1.0 / self.temperature) for p in priors.values()]
+            return ACTIONS[self.rng.choices(ids, weights)[0]]
+        best = max(priors, key=lambda a: priors[a])
+        return ACTIONS[best]

@@ -1,0 +1,223 @@
+"""``neural-mcts``: PUCT search guided by the self-play network, from the seat's view only.
+
+Like ``mcts`` (:mod:`gonuts.bots.mcts`) each iteration samples a state consistent with the
+view (:class:`~gonuts.bots.determinize.Determinizer`: a shuffled unseen deck, other players'
+secret choices pending again) and descends an open-loop tree whose nodes are sequences of
+decisions; every player who must act at a node keeps its own statistics (decoupled, so the
+simultaneous selections stay simultaneous). Unlike ``mcts`` there are no random playouts:
+
+* a node is **expanded** the first time it is reached: the network (:mod:`gonuts.bots.neural`)
+  reads each player's own view of the sampled state and gives every player a value (its
+  expected win share) and every acting player priors over its legal actions;
+* descent picks, for each acting player, the action maximising ``Q + c·P·√N / (1 + n)``
+  (PUCT), with ``Q`` the mean backed-up value (the node's own estimate before any visit);
+* the new leaf's values (or the true result, win share plus a little margin, at the end of a
+  game) are backed up to every player's statistics on the path.
+
+The root decision is the most visited action. Strength is set by iterations or by time.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+
+from gonuts import rules
+from gonuts.actions import ACTIONS, Action
+from gonuts.bots.determinize import Determinizer
+from gonuts.bots.neural import Network, NeuralBot, shipped_network
+from gonuts.envs.encoding import OBS_SIZE, encode_observation, mask_from_ids, to_env_action
+from gonuts.errors import NotYourTurnError
+from gonuts.scoring import scores
+from gonuts.state import GameState, Phase
+from gonuts.view import PlayerView, make_view
+
+C_PUCT: Final = 1.5
+MARGIN_WEIGHT: Final = 0.01
+"""As in training (:data:`gonuts.train.ppo.MARGIN_WEIGHT`): the value's score-margin share."""
+
+
+class _Player:
+    """One player's statistics at one node."""
+
+    __slots__ = ("priors", "total", "value", "visits", "worth")
+
+    def __init__(self, priors: dict[int, float], value: float) -> None:
+        self.priors = priors
+        self.value = value
+        self.visits: dict[int, int] = {}
+        self.worth: dict[int, float] = {}
+        self.total = 0
+
+    def select(self, legal: Sequence[int]) -> int:
+        root_n = math.sqrt(self.total + 1)
+        fallback = 1.0 / len(legal)
+        best = -math.inf
+        choice = legal[0]
+        for a in legal:
+            n = self.visits.get(a, 0)
+            q = self.worth[a] / n if n else self.value
+            u = q + C_PUCT * self.priors.get(a, fallback) * root_n / (1 + n)
+            if u > best:
+                best, choice = u, a
+        return choice
+
+
+class _Node:
+    __slots__ = ("children", "players")
+
+    def __init__(self) -> None:
+        self.players: dict[int, _Player] = {}
+        self.children: dict[tuple[int, ...], _Node] = {}
+
+
+def _outcome(g: GameState) -> list[float]:
+    n = g.n
+    totals = scores(g.coll, n)
+    share = 1.0 / len(g.winners)
+    out = []
+    for p in range(n):
+        margin = totals[p] - max(totals[q] for q in range(n) if q != p)
+        win = share if p in g.winners else 0.0
+        out.append(win + MARGIN_WEIGHT * max(-30.0, min(30.0, margin)))
+    return out
+
+
+def _expand(net: Network, g: GameState, acting: list[int]) -> tuple[_Node, list[float]]:
+    n = g.n
+    obs = np.zeros((n, OBS_SIZE), np.float32)
+    for p in range(n):
+        encode_observation(make_view(g, p), out=obs[p])
+    logits, values = net.forward(obs)
+    node = _Node()
+    vals = [float(v) for v in values]
+    for p in acting:
+        ids = rules.legal_ids(g, p)
+        mask = mask_from_ids(ids, p, n).astype(bool)
+        row = np.where(mask, logits[p], -np.inf)
+        z = np.exp(row - row.max())
+        z /= z.sum()
+        priors = {a: float(z[to_env_action(a, p, n)]) for a in ids}
+        node.players[p] = _Player(priors, vals[p])
+    return node, vals
+
+
+def search(
+    view: PlayerView,
+    rng: random.Random,
+    net: Network,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> dict[int, int]:
+    """Root visit counts (engine action id → visits) of ``view.seat``'s legal actions."""
+    seat = view.seat
+    if seat is None:
+        raise ValueError("a spectator's view has no decision to search")
+    if iterations is None and seconds is None:
+        iterations = 400
+    det = Determinizer(view)
+    start = time.perf_counter()
+    deadline = start + seconds if seconds is not None else math.inf
+    limit = iterations if iterations is not None else 1 << 62
+    root: _Node | None = None
+    done = 0
+    while done < limit and (done == 0 or time.perf_counter() < deadline):
+        g = det.sample(rng)
+        path: list[tuple[_Player, int, int]] = []
+        node = root
+        parent: tuple[_Node, tuple[int, ...]] | None = None
+        while True:
+            if g.phase is Phase.OVER:
+                values = _outcome(g)
+                break
+            acting = rules.to_act(g)
+            if node is None:
+                node, values = _expand(net, g, acting)
+                if parent is None:
+                    root = node
+                else:
+                    parent[0].children[parent[1]] = node
+                break
+            key: list[int] = []
+            for p in acting:
+                ids = rules.legal_ids(g, p)
+                stats = node.players.get(p)
+                if len(ids) == 1:
+                    a = ids[0]
+                else:
+                    if stats is None:
+                        stats = node.players[p] = _Player({}, 0.5)
+                    a = stats.select(ids)
+                    path.append((stats, p, a))
+                key.append(a)
+            for p, a in zip(acting, key, strict=True):
+                rules.apply_unchecked(g, p, a)
+            child_key = tuple(key)
+            parent = (node, child_key)
+            node = node.children.get(child_key)
+        for stats, p, a in path:
+            stats.visits[a] = stats.visits.get(a, 0) + 1
+            stats.worth[a] = stats.worth.get(a, 0.0) + values[p]
+            stats.total += 1
+        done += 1
+    assert root is not None
+    mine = root.players.get(seat)
+    return dict(mine.visits) if mine is not None else {}
+
+
+class NeuralMCTSBot:
+    """The network-guided search; ``iterations`` and/or ``seconds`` per decision."""
+
+    name = "neural-mcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        name: str | None = None,
+        network: Network | None = None,
+    ) -> None:
+        if iterations is None and seconds is None:
+            seconds = 1.0
+        self.iterations = iterations
+        self.seconds = seconds
+        self.network = network if network is not None else shipped_network()
+        self.rng = random.Random(seed)
+        if name is not None:
+            self.name = name
+
+    def choose(self, view: PlayerView) -> Action:
+        legal = view.legal
+        if not legal:
+            raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
+        if len(legal) == 1:
+            return legal[0]
+        visits = search(
+            view, self.rng, self.network, iterations=self.iterations, seconds=self.seconds
+        )
+        if not visits:
+            return legal[0]
+        return ACTIONS[max(visits, key=lambda a: visits[a])]
+
+
+def make_neural(
+    base: str, budget: str | None, seed: int | None, name: str
+) -> NeuralBot | NeuralMCTSBot:
+    """``neural``, ``neural-mcts`` (1 s per decision) or ``neural-mcts:N`` / ``:Xs`` (for
+    :func:`gonuts.bots.base.make_bot`)."""
+    from gonuts.bots.base import parse_budget  # noqa: PLC0415 - base imports this module lazily
+
+    if base == "neural":
+        return NeuralBot(seed)
+    if budget is None:
+        return NeuralMCTSBot(seed, seconds=1.0)
+    iterations, seconds = parse_budget(budget)
+    return NeuralMCTSBot(seed, iterations=iterations, seconds=seconds, name=name)
