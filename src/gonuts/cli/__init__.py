@@ -35,6 +35,7 @@ COMMANDS: Final = (
     "arena",
     "analyze",
     "bench",
+    "train",
     "serve",
     "loadtest",
     "completion",
