@@ -31,6 +31,9 @@ from gonuts.envs.encoding import (  # noqa: E402
 from gonuts.envs.vector import GoNutsVectorEnv  # noqa: E402
 from gonuts.game import Game  # noqa: E402
 
+# Each test compiles its own JAX programs (tens of seconds on a busy 2-core machine).
+pytestmark = pytest.mark.timeout(600)
+
 
 def test_random_deal_is_a_shuffled_deck() -> None:
     s = batch.new(4, key=jax.random.key(1), size=16)
@@ -118,15 +121,15 @@ def test_functional_api_plays_like_the_rules_engine() -> None:
 
 def test_vector_env_through_make_vec() -> None:
     envs = gymnasium.make_vec(
-        "gonuts/GoNuts-v0", num_envs=6, vectorization_mode="vector_entry_point", players=2
+        "gonuts/GoNuts-v0", num_envs=4, vectorization_mode="vector_entry_point", players=2
     )
     assert isinstance(envs, GoNutsVectorEnv)
     obs, info = envs.reset(seed=5)
     assert obs in envs.observation_space
     rng = np.random.default_rng(5)
     finished = 0
-    restarting = np.zeros(6, bool)
-    for _ in range(120):
+    restarting = np.zeros(4, bool)
+    for _ in range(60):
         masks = obs["action_mask"]
         # a game that just ended has no legal action (the next step starts a new one)
         assert ((masks.sum(axis=1) >= 1) != restarting).all()
@@ -139,7 +142,7 @@ def test_vector_env_through_make_vec() -> None:
         assert set(rewards[terminated].tolist()) <= {0.0, 0.5, 1.0}
         finished += int(terminated.sum())
         restarting = terminated
-    assert finished >= 6
+    assert finished >= 4
 
 
 def test_vector_env_options() -> None:

@@ -19,6 +19,9 @@ from batch.lockstep import lockstep
 RECORDS = Path(__file__).parent.parent / "records"
 GAMES = int(os.environ.get("GONUTS_BATCH_GAMES", "400"))
 
+# One player count: a compile and 400 games in both engines (about 75 s on a busy machine).
+pytestmark = pytest.mark.timeout(600)
+
 
 def records_for(players: int) -> list[str]:
     out = []
