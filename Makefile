@@ -3,7 +3,7 @@
 # Dependencies come from hashed lock files, one per purpose, resolved from PyPI alone for
 # Python 3.11, 3.12 and 3.13 (see the README, "Install"):
 #   requirements/run.txt       the engine, the CLI and the web server      (make run)
-#   requirements/test.txt      + dev tools, research, batch and ray extras  (make test)
+#   requirements/test.txt      + dev tools, research, batch, ray, train     (make test)
 #   requirements/research.txt  research, batch, ray and train extras        (documented only)
 # One stamp per lock: `make run` then `make test` (or the reverse) upgrade the same .venv/.
 # gonuts itself is reinstalled (editable) when pyproject.toml or the version changes.
@@ -81,7 +81,7 @@ lock:
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	  $(PYTHON) -m venv "$$tmp"; "$$tmp/bin/python" -m pip install --quiet uv==$(UV_VERSION); \
 	  echo "gonuts: requirements/test.txt"; \
-	  $(UV_COMPILE) --extra web --extra dev --extra research --extra batch --extra ray \
+	  $(UV_COMPILE) --extra web --extra dev --extra research --extra batch --extra ray --extra train \
 	    -o requirements/test.txt pyproject.toml requirements/build.in; \
 	  echo "gonuts: requirements/run.txt"; \
 	  $(UV_COMPILE) --extra web -c requirements/test.txt \
