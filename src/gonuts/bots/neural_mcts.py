@@ -35,7 +35,7 @@ from gonuts.envs.encoding import OBS_SIZE, encode_observation, mask_from_ids, to
 from gonuts.errors import NotYourTurnError
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
-from gonuts.view import PlayerView, make_view
+from gonuts.view import PlayerView, make_views
 
 C_PUCT: Final = 1.5
 MARGIN_WEIGHT: Final = 0.01
@@ -91,8 +91,9 @@ def _outcome(g: GameState) -> list[float]:
 def _expand(net: Network, g: GameState, acting: list[int]) -> tuple[_Node, list[float]]:
     n = g.n
     obs = np.zeros((n, OBS_SIZE), np.float32)
+    views = make_views(g, range(n))
     for p in range(n):
-        encode_observation(make_view(g, p), out=obs[p])
+        encode_observation(views[p], out=obs[p])
     logits, values = net.forward(obs)
     node = _Node()
     vals = [float(v) for v in values]
