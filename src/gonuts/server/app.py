@@ -15,11 +15,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -65,6 +67,26 @@ UPLOAD_PATH: Final = "/api/replay"
 BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH"})
 
 access_log = logging.getLogger("gonuts.access")
+log = logging.getLogger("gonuts.server")
+
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+PAGE_CSP: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+"""The browser client's policy (the same as its ``<meta>``), plus no framing (clickjacking)."""
+RULES_CSP: Final = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+"""/rules is one self-contained page: inline styles, no script."""
+SECURITY_HEADERS: Final = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
 
 PLACEHOLDER: Final = (
     "<!doctype html><meta charset=utf-8><title>Go Nuts for Donuts</title>"
@@ -104,6 +126,68 @@ def error_response(
 def client_key(request: Request) -> str:
     """Whose quota a request counts against: the client's address."""
     return request.client.host if request.client is not None else "unknown"
+
+
+def same_origin(scope: Scope) -> bool:
+    """True when the request carries no ``Origin`` (not a browser, or a same-origin GET) or
+    one whose host and port are the ``Host`` it was sent to: a page of another site may not
+    make a visitor's browser write here (create, join, act, upload) or open a socket."""
+    headers = Headers(scope=scope)
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    host = headers.get("host")
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:
+        return False
+    return host is not None and bool(netloc) and netloc.lower() == host.lower()
+
+
+class ClientGoneError(Exception):
+    """The client closed the connection before its request body was complete."""
+
+
+class Hygiene:
+    """ASGI middleware: security headers on every HTTP response, and no cross-site writes:
+    a state-changing request (403) or WebSocket handshake (refused) whose ``Origin`` is
+    another site's."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            if not same_origin(scope):
+                self.metrics.error(E.HTTP_ERROR)
+                await send({"type": "websocket.close", "code": 1008, "reason": "cross-origin"})
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        csp = (RULES_CSP if scope["path"] == "/rules" else PAGE_CSP).encode()
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.lower() != b"content-security-policy"
+                ]
+                headers.extend(SECURITY_HEADERS)
+                headers.append((b"content-security-policy", csp))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        if scope["method"] not in SAFE_METHODS and not same_origin(scope):
+            self.metrics.error(E.HTTP_ERROR)
+            text = error_text(E.HTTP_ERROR, request_lang(Request(scope)), "cross-origin request")
+            await error_response(E.HTTP_ERROR, text, 403)(scope, receive, secured)
+            return
+        await self.app(scope, receive, secured)
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -181,7 +265,17 @@ class HttpGuard:
                 )
                 return
         if scope["method"] in BODY_METHODS:
-            body = await self.read_body(receive, limit)
+            try:
+                body = await self.read_body(receive, limit)
+            except ClientGoneError:
+                client = scope.get("client")
+                log.warning(
+                    "%s %s: the client left before its request body was complete",
+                    scope["method"],
+                    scope["path"],
+                    extra={"client": client[0] if client else None},
+                )
+                return
             if body is None:
                 await self.refuse(
                     scope,
@@ -197,13 +291,15 @@ class HttpGuard:
 
     @staticmethod
     async def read_body(receive: Receive, limit: int) -> bytes | None:
-        """The whole body (None if over ``limit``): handlers then find it complete."""
+        """The whole body (None if over ``limit``): handlers then find it complete.
+
+        Raises :class:`ClientGoneError` if the client disconnects first."""
         chunks: list[bytes] = []
         size = 0
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                raise ClientGoneError
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
@@ -350,6 +446,7 @@ def create_app(
     app.state.service = svc
     app.state.limits = lim
     app.add_middleware(HttpGuard, limits=lim, metrics=svc.metrics)
+    app.add_middleware(Hygiene, metrics=svc.metrics)
     app.add_middleware(AccessLog)
 
     @app.exception_handler(ServiceError)
@@ -464,8 +561,11 @@ def create_app(
     @api.get("/tables", response_model=TableList)
     async def list_tables(
         status: Annotated[Literal["open", "playing", "finished"] | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=200)] = 100,
+        offset: Annotated[int, Query(ge=0, le=1 << 31)] = 0,
     ) -> dict[str, Any]:
-        return {"tables": await svc.list_tables(status)}
+        """Newest first, ``limit`` at a time: every table can be reached with ``offset``."""
+        return {"tables": await svc.list_tables(status, limit, offset)}
 
     def unfinished(table_id: str) -> bool:
         table = svc.tables.get(table_id)

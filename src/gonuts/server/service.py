@@ -649,9 +649,12 @@ class Service:
 
     # -- listings and records ---------------------------------------------------------------------
 
-    async def list_tables(self, status: str | None) -> list[dict[str, Any]]:
+    async def list_tables(
+        self, status: str | None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
         wanted = (status,) if status else ("open", "playing")
-        return [table_summary(await self.get(i)) for i in self.store.table_ids(wanted)]
+        ids = self.store.table_ids(wanted, limit, offset)
+        return [table_summary(await self.get(i)) for i in ids]
 
     def list_games(self, limit: int, offset: int) -> list[dict[str, Any]]:
         return [game_listing_json(g) for g in self.store.finished_games(limit, offset)]

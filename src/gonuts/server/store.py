@@ -290,15 +290,16 @@ class TableStore:
 
     # -- listings and records ---------------------------------------------------------------------
 
-    def table_ids(self, statuses: Sequence[str], limit: int = 100) -> list[str]:
-        """The newest tables with one of these statuses, newest first."""
+    def table_ids(self, statuses: Sequence[str], limit: int = 100, offset: int = 0) -> list[str]:
+        """Tables with one of these statuses, newest first, ``limit`` from ``offset`` on."""
         with self._autocommit.connect() as c:
             return list(
                 c.scalars(
                     select(TableRow.id)
                     .where(TableRow.status.in_(statuses))
-                    .order_by(TableRow.created_at.desc())
+                    .order_by(TableRow.created_at.desc(), TableRow.id)
                     .limit(limit)
+                    .offset(offset)
                 ).all()
             )
 
