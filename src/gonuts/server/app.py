@@ -56,6 +56,7 @@ from gonuts.server.rules_page import rules_html
 from gonuts.server.service import Service
 from gonuts.server.socket import CLOSE_RESTART, LiveSocket, first_error
 from gonuts.server.store import TableStore
+from gonuts.server.work import BoundedPool, check_record_names
 
 E = ErrorCode
 WEB_DIR: Final = i18n.WEB_DIR
@@ -424,11 +425,13 @@ def create_app(
         keep_finished=keep_finished,
     )
     static = static_dir or STATIC_DIR
+    replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
         yield
+        replays.close()
         # uvicorn has stopped accepting and closed its sockets (1012) by now; another server
         # may not have: finish the moves being stored, then close what is left, then stop
         await svc.drain(shutdown_grace)
@@ -651,7 +654,8 @@ def create_app(
 
     @api.get("/games/{game_id}/replay", response_model=Replay)
     async def game_replay(game_id: str, request: Request) -> dict[str, Any]:
-        return replay_data(Record.from_json(svc.record_text(game_id)), request_lang(request))
+        record = Record.from_json(svc.record_text(game_id))
+        return await replays.run(replay_data, record, request_lang(request))
 
     @api.post(
         "/replay",
@@ -667,7 +671,9 @@ def create_app(
     async def upload_replay(request: Request) -> dict[str, Any]:
         body = await request.body()
         try:
-            return replay_data(Record.from_json(body), request_lang(request))
+            record = Record.from_json(body)
+            check_record_names(record)
+            return await replays.run(replay_data, record, request_lang(request))
         except RecordError as exc:
             raise ServiceError(E.BAD_RECORD, str(exc), 422) from None
 

@@ -48,6 +48,10 @@ class Limits:
     """Tables one client address may have created that are not finished yet."""
     hello_timeout: float | None = 30.0
     """Seconds a new WebSocket has to send ``hello``."""
+    replay_workers: int = 2
+    """Threads that build replays (off the event loop)."""
+    replay_queue: int = 8
+    """Replay builds that may wait for a thread; beyond that, 429 ``rate_limited``."""
 
     def __post_init__(self) -> None:
         for name in ("max_message", "max_json_body", "max_record"):
@@ -55,6 +59,8 @@ class Limits:
                 raise ValueError(f"{name} must be at least {MIN_MESSAGE} bytes")
         if self.ws_burst < 1 or self.http_burst < 1 or self.ws_strikes < 1:
             raise ValueError("bursts and strikes must be positive")
+        if self.replay_workers < 1 or self.replay_queue < 0:
+            raise ValueError("replay_workers must be positive and replay_queue not negative")
 
     @classmethod
     def unlimited(cls) -> Limits:

@@ -1,0 +1,101 @@
+"""Record uploads (issue 17 item 2): names checked like the lobby's, replays built off the event
+loop in a bounded pool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+import gonuts.server.app as app_module
+from gonuts.errors import RecordError
+from gonuts.record import Record
+from gonuts.server.errors import ServiceError
+from gonuts.server.messages import replay_data as real
+from gonuts.server.work import BoundedPool, check_record_names
+from web.helpers import AppFactory, error_code
+
+
+def record_json(players: list[str]) -> bytes:
+    """A short valid record (the deck from a seed, no actions yet)."""
+    return json.dumps(
+        {"format": "gonuts-record/1", "players": players, "seed": 7, "actions": []}
+    ).encode("utf-8", "surrogatepass")
+
+
+def test_a_plain_record_is_replayed(client: TestClient) -> None:
+    r = client.post("/api/replay", content=record_json(["Ana", "Ben"]))
+    assert r.status_code == 200, r.text
+    assert r.json()["players"] == ["Ana", "Ben"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x" * 25, "x" * 200_000, "", "   ", "tab\there", "\ud800", "bell\x07"],
+    ids=["25", "200k", "empty", "blank", "tab", "lone-surrogate", "control"],
+)
+def test_names_the_lobby_refuses_are_refused_in_records(client: TestClient, name: str) -> None:
+    r = client.post("/api/replay", content=record_json(["Ana", name]))
+    assert r.status_code == 422, r.text[:200]
+    assert error_code(r) == "bad_record"
+    assert len(r.content) < 1000  # no amplification in the refusal either
+
+
+def test_check_record_names_accepts_what_the_lobby_makes() -> None:
+    check_record_names(Record(("Ana", "x" * 24, "Bot 3 (hard)"), None, 1, (), {}, ()))
+    with pytest.raises(RecordError):
+        check_record_names(Record(("Ana", "y" * 25), None, 1, (), {}, ()))
+
+
+def test_replays_are_built_off_the_event_loop(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    where: list[bool] = []
+
+    def spy(record: Record, lang: str) -> dict[str, Any]:
+        try:
+            asyncio.get_running_loop()
+            where.append(True)  # on the loop: everything else waits
+        except RuntimeError:
+            where.append(False)
+        return real(record, lang)
+
+    monkeypatch.setattr(app_module, "replay_data", spy)
+    with TestClient(make_app()) as c:
+        assert c.post("/api/replay", content=record_json(["Ana", "Ben"])).status_code == 200
+    assert where == [False]
+
+
+def test_the_pool_is_bounded() -> None:
+    pool = BoundedPool(workers=2, queue=1)
+    running = 0
+    most = 0
+    lock = threading.Lock()
+
+    def work() -> int:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.2)
+        with lock:
+            running -= 1
+        return 1
+
+    async def main() -> list[int | BaseException]:
+        return await asyncio.gather(*(pool.run(work) for _ in range(6)), return_exceptions=True)
+
+    try:
+        results = asyncio.run(main())
+    finally:
+        pool.close()
+    done = [r for r in results if r == 1]
+    refused = [r for r in results if isinstance(r, ServiceError)]
+    assert len(done) == 3 and len(refused) == 3
+    assert all(r.status == 429 for r in refused)
+    assert most == 2
