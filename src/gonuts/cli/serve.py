@@ -50,6 +50,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise SettingError("is not a number of seconds > 0")
+    return value
+
+
+def _count(text: str) -> int | None:
+    if not text.strip().isdigit():
+        raise SettingError("is not a whole number ≥ 0 (0: no limit)")
+    return int(text) or None
+
+
 def _level(text: str) -> str:
     if text.lower() not in LOG_LEVELS:
         raise SettingError(f"is not one of {', '.join(LOG_LEVELS)}")
@@ -94,6 +107,9 @@ SETTINGS: Final = (
         _text,
         lambda: None,
     ),
+    Setting("header_timeout", "GONUTS_HEADER_TIMEOUT", _positive_seconds, lambda: 10.0),
+    Setting("keep_alive", "GONUTS_KEEP_ALIVE", _positive_seconds, lambda: 5.0),
+    Setting("max_connections", "GONUTS_MAX_CONNECTIONS", _count, lambda: 2000),
 )
 """Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
 
@@ -183,6 +199,26 @@ def register(sub: Any) -> None:
         "X-Forwarded-Proto are believed, or * (default: none, the headers are ignored and a "
         "client is its TCP peer address)",
     )
+    p.add_argument(
+        "--header-timeout",
+        default=None,
+        metavar="S",
+        help="close a connection whose request headers are not complete after S seconds "
+        "(default 10)",
+    )
+    p.add_argument(
+        "--keep-alive",
+        default=None,
+        metavar="S",
+        help="close an idle keep-alive connection after S seconds (default 5)",
+    )
+    p.add_argument(
+        "--max-connections",
+        default=None,
+        metavar="N",
+        help="connections (HTTP and WebSocket) open at once; more are refused "
+        "(default 2000; 0: no limit)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -237,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gonuts.server import create_app  # noqa: PLC0415
     from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
+    from gonuts.server.http import guarded_protocol  # noqa: PLC0415
 
     url: str = settings["db"]
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
@@ -270,5 +307,9 @@ def run(args: argparse.Namespace) -> int:
         proxy_headers=settings["forwarded_allow_ips"] is not None,
         forwarded_allow_ips=settings["forwarded_allow_ips"] or "",
         timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
+        # slow clients: uvicorn has no header timeout of its own (gonuts.server.http)
+        http=guarded_protocol(settings["header_timeout"], settings["max_connections"]),
+        timeout_keep_alive=math.ceil(settings["keep_alive"]),
+        limit_concurrency=settings["max_connections"],
     )
     return 0
