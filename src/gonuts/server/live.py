@@ -112,6 +112,9 @@ class LiveTable:
     replace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     bots: dict[int, Bot] = field(default_factory=dict)
     hinted: set[tuple[int, int]] = field(default_factory=set)
+    """(seat, version) pairs whose hint is computed or being computed: one search each."""
+    hint_results: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    """The finished hints of the current version, for a seat that turns hints on again."""
     remote: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
     """Seats connected to other server processes: by process, (seats, expiry) (relay.py)."""
     acked: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)

@@ -71,6 +71,7 @@ class Service:
         hint_iterations: int = 300,
         bot_factory: BotFactory | None = None,
         keep_finished: float = 300.0,
+        hint_workers: int = 2,
     ) -> None:
         self.store = store
         self.relay: Relay = relay if relay is not None else relay_for(store)
@@ -87,6 +88,7 @@ class Service:
         self._sweeper: asyncio.Task[None] | None = None
         self._stores = 0
         """Actions being stored right now (a graceful shutdown waits for them)."""
+        self._hint_slots = asyncio.Semaphore(hint_workers)
 
     @property
     def tables(self) -> Mapping[str, LiveTable]:
@@ -426,10 +428,17 @@ class Service:
     async def set_hints(self, table: LiveTable, conn: Conn, on: bool) -> None:
         if conn.seat is None:
             raise ServiceError(E.SPECTATOR)
-        self.store.update_seat(table.id, conn.seat, hints=on)
-        table.seats[conn.seat].hints = on
+        if table.seats[conn.seat].hints != on:  # a repeated toggle writes nothing
+            self.store.update_seat(table.id, conn.seat, hints=on)
+            table.seats[conn.seat].hints = on
         if on:
-            table.hinted.discard((conn.seat, table.version))
+            # the hint of this version is computed once and shared: a toggle never re-arms it
+            done = table.hint_results.get((conn.seat, table.version))
+            game = table.game
+            if done is not None and game is not None:
+                await conn.send(
+                    hint_message(table.version, done, game.view(conn.seat).players, conn.lang)
+                )
             self.schedule_hints(table)
 
     # -- playing ----------------------------------------------------------------------------------
@@ -589,14 +598,20 @@ class Service:
 
     async def _send_hint(self, table: LiveTable, seat: int, version: int, view: PlayerView) -> None:
         try:
-            result = await asyncio.to_thread(
-                hint, view, iterations=self.hint_iterations, seed=version
-            )
+            async with self._hint_slots:  # hint searches across the process, bounded
+                if table.version != version:
+                    return
+                result = await asyncio.to_thread(
+                    hint, view, iterations=self.hint_iterations, seed=version
+                )
         except ValueError:
             return
         if table.version != version:
             return
         data = result.to_dict()
+        for key in [k for k in table.hint_results if k[1] != version]:
+            del table.hint_results[key]
+        table.hint_results[(seat, version)] = data
         for conn in list(table.conns):
             if conn.seat == seat:
                 await conn.send(hint_message(version, data, view.players, conn.lang))
