@@ -126,3 +126,19 @@ def test_every_open_table_can_be_reached(make_app: AppFactory) -> None:
         assert seen == made[::-1]  # newest first, each once
         assert c.get("/api/tables?limit=0").status_code == 422
         assert c.get("/api/tables?limit=201").status_code == 422
+
+
+def test_websockets_per_address_are_capped(make_app: AppFactory) -> None:
+    with TestClient(make_app(limits=Limits(max_sockets_per_address=3))) as c:
+        table = create(c, [HUMAN, BOT])["table"]["id"]
+        url = f"/ws/tables/{table}"
+        with c.websocket_connect(url) as a, c.websocket_connect(url), c.websocket_connect(url):
+            with pytest.raises(WebSocketDisconnect) as refused, c.websocket_connect(url):
+                pass
+            assert refused.value.code == 1008
+            a.send_json({"type": "hello", "token": None, "lang": "en"})
+            assert a.receive_json()["type"] == "welcome"
+        # the slots are given back when the sockets close
+        with c.websocket_connect(url) as again:
+            again.send_json({"type": "hello", "token": None, "lang": "en"})
+            assert again.receive_json()["type"] == "welcome"

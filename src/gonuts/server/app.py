@@ -681,10 +681,25 @@ def create_app(
 
     # -- live play --------------------------------------------------------------------------------
 
+    sockets: dict[str, int] = {}
+    """Open WebSockets per client address."""
+
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
-        await websocket.accept()
-        await LiveSocket(svc, websocket, lim).run(table_id)
+        key = websocket.client.host if websocket.client is not None else "unknown"
+        cap = lim.max_sockets_per_address
+        if cap is not None and sockets.get(key, 0) >= cap:
+            svc.metrics.error(E.RATE_LIMITED)
+            await websocket.close(1008, "too many sockets from this address")
+            return
+        sockets[key] = sockets.get(key, 0) + 1
+        try:
+            await websocket.accept()
+            await LiveSocket(svc, websocket, lim).run(table_id)
+        finally:
+            left = sockets.pop(key, 1) - 1
+            if left > 0:
+                sockets[key] = left
 
     return app
 

@@ -48,6 +48,8 @@ class Limits:
     """Tables one client address may have created that are not finished yet."""
     hello_timeout: float | None = 30.0
     """Seconds a new WebSocket has to send ``hello``."""
+    max_sockets_per_address: int | None = 64
+    """WebSockets one client address may hold open at once (more are refused: 1008)."""
     replay_workers: int = 2
     """Threads that build replays (off the event loop)."""
     replay_queue: int = 8
@@ -64,8 +66,9 @@ class Limits:
 
     @classmethod
     def unlimited(cls) -> Limits:
-        """No rate or table limits (sizes stay): for load tests on a trusted loopback."""
-        return cls(ws_rate=None, http_rate=None, max_open_tables=None)
+        """No rate, table or per-address socket limits (sizes stay): for load tests on a
+        trusted loopback."""
+        return cls(ws_rate=None, http_rate=None, max_open_tables=None, max_sockets_per_address=None)
 
 
 Clock = Callable[[], float]
