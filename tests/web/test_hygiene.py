@@ -142,3 +142,24 @@ def test_websockets_per_address_are_capped(make_app: AppFactory) -> None:
         with c.websocket_connect(url) as again:
             again.send_json({"type": "hello", "token": None, "lang": "en"})
             assert again.receive_json()["type"] == "welcome"
+
+
+def test_spectators_per_table_are_capped(make_app: AppFactory) -> None:
+    limits = Limits(max_spectators=2, max_sockets_per_address=None)
+    with TestClient(make_app(limits=limits)) as c:
+        made = create(c, [HUMAN, BOT])
+        url = f"/ws/tables/{made['table']['id']}"
+        with c.websocket_connect(url) as a, c.websocket_connect(url) as b:
+            for ws in (a, b):
+                ws.send_json({"type": "hello", "token": None, "lang": "en"})
+                assert ws.receive_json()["type"] == "welcome"
+            with c.websocket_connect(url) as third:
+                third.send_json({"type": "hello", "token": None, "lang": "en"})
+                refusal = third.receive_json()
+                assert refusal["type"] == "error" and refusal["code"] == "table_full"
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    third.receive_json()
+                assert closed.value.code == 1008
+            with c.websocket_connect(url) as player:  # players are not spectators
+                player.send_json({"type": "hello", "token": made["token"], "lang": "en"})
+                assert player.receive_json()["type"] == "welcome"

@@ -50,6 +50,8 @@ class Limits:
     """Seconds a new WebSocket has to send ``hello``."""
     max_sockets_per_address: int | None = 64
     """WebSockets one client address may hold open at once (more are refused: 1008)."""
+    max_spectators: int | None = 200
+    """Spectators' sockets on one table (this process); more get ``table_full`` and 1008."""
     replay_workers: int = 2
     """Threads that build replays (off the event loop)."""
     replay_queue: int = 8

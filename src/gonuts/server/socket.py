@@ -154,6 +154,12 @@ class LiveSocket:
                     return
             # the same object the others use (a finished table may have been let go meanwhile)
             table = await self.svc.get(table_id)
+            cap = self.limits.max_spectators
+            watching = sum(1 for c in table.conns if c.seat is None)
+            if seat is None and cap is not None and watching >= cap:
+                await self.error(E.TABLE_FULL, f"at most {cap} spectators")
+                await self.ws.close(CLOSE_POLICY)
+                return
             await self.session(table, seat)
         except WebSocketDisconnect:
             return
