@@ -7,12 +7,11 @@ same numbers with one job, many jobs or Ray.
 from __future__ import annotations
 
 import importlib
-import multiprocessing
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from gonuts.analysis.simulate import Tally, Task, run_task
+from gonuts.bots.arena import worker_context
 
 Progress = Callable[[int], None]
 """Called with the number of games each finished chunk played."""
@@ -23,7 +22,7 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, Tally]]:
         for task in tasks:
             yield run_task(task)
         return
-    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else None)
+    ctx = worker_context()
     with ctx.Pool(jobs) as pool:
         yield from pool.imap_unordered(run_task, tasks)
 

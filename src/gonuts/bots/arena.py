@@ -10,6 +10,7 @@ bootstrap 95 % interval. Statistics are per bot *name*: three ``greedy`` seats p
 from __future__ import annotations
 
 import math
+import multiprocessing
 import random
 import time
 from collections.abc import Sequence
@@ -67,6 +68,17 @@ class GameResult:
             "cards": list(self.cards),
             "winners": list(self.winners),
         }
+
+
+def worker_context() -> Any:
+    """The multiprocessing context for game workers: ``forkserver`` where there is one.
+
+    A plain ``fork`` copies whatever threads the parent runs (JAX's, a server's), which can
+    deadlock the child; the fork server is a fresh, single-threaded process. Where there is
+    none (Windows), ``spawn``.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def seating(bots: Sequence[str], index: int) -> tuple[str, ...]:

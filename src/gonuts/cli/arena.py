@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import multiprocessing
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -17,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from gonuts.bots.arena import BotSummary, GameResult, play_game, summarize
+from gonuts.bots.arena import BotSummary, GameResult, play_game, summarize, worker_context
 from gonuts.bots.base import make_bot
 from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.cli.completion import dir_argument, file_argument
@@ -116,7 +115,7 @@ def run_local(
         for task in tasks:
             yield _play(task)
         return
-    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else None)
+    ctx = worker_context()
     with ctx.Pool(jobs, initializer=_ignore_interrupts) as pool:
         yield from pool.imap_unordered(_play, tasks)
 
