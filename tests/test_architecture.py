@@ -10,7 +10,7 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "gonuts"
 CORE = [
     "actions", "cards", "errors", "events", "game", "playout", "powers", "record", "rng",
-    "rules", "scoring", "state", "view",
+    "rules", "scoring", "state", "variants", "view",
 ]  # fmt: skip
 FORBIDDEN_PREFIXES = (
     "gonuts.cli", "gonuts.bots", "gonuts.envs", "gonuts.render", "rich", "os", "pathlib",

@@ -64,6 +64,8 @@ class PlayerView:
     """Cards this seat cannot see (in the deck, apart from the ones it knows), by kind."""
     events: tuple[Event, ...]
     """The event log, without other players' private events."""
+    variants: frozenset[str] = frozenset()
+    """The house rules in play (public: a bot that plans must play by them too)."""
 
     @property
     def num_players(self) -> int:
@@ -169,5 +171,6 @@ def make_views(g: GameState, seats: Iterable[int | None]) -> dict[int | None, Pl
             my_pass=my_pass,
             unseen=MappingProxyType({KIND_IDS[k]: v for k, v in enumerate(unseen) if v}),
             events=events,
+            variants=g.config.variants,
         )
     return out

@@ -442,3 +442,12 @@ def test_regret_matching_favours_the_action_that_did_better() -> None:
     assert stats.regret_strategy([1, 2]) == [1.0, 0.0]
     fresh = Stats()
     assert fresh.regret_strategy([3, 4, 5]) == [1 / 3, 1 / 3, 1 / 3]
+
+
+def test_a_search_plans_with_the_house_rules_in_play() -> None:
+    """The view carries the variants and a determinized sample plays by them, not the default."""
+    game = Game.new(["Ana", "Ben", "Cy"], seed=5, variants=["milk_any_three", "twist_pass_any"])
+    view = game.view(0)
+    assert view.variants == frozenset({"milk_any_three", "twist_pass_any"})
+    assert Determinizer(view).sample(random.Random(0)).config.variants == view.variants
+    assert Game.new(["Ana", "Ben"], seed=5).view(1).variants == frozenset()

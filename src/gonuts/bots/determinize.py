@@ -87,7 +87,7 @@ class Determinizer:
                 for p in range(n)
             ]
         template = GameState(
-            GameConfig(view.players, ()),
+            GameConfig(view.players, (), view.variants),
             deck=[],
             row=[kind_index(c) if c is not None else -1 for c in view.row],
             discard=[kind_index(c) for c in view.discard],
