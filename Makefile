@@ -51,9 +51,12 @@ typecheck: setup-test
 	$(BIN)/mypy
 
 # Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+# nginx: the deployment test plays a game through the reverse proxy exactly as docs/deploy.md
+# configures it.
 system-deps:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@command -v chromium >/dev/null 2>&1 && { command -v nginx || test -x /usr/sbin/nginx; } \
+	  >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium nginx-light; }
 
 # The server tests run on SQLite and on PostgreSQL: GONUTS_TEST_PG_URL, or a local cluster
 # that scripts/start-postgres.sh installs (Debian's package), starts and prepares.

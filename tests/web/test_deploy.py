@@ -142,11 +142,15 @@ def deployment(pg_url: str, tmp_path: Path) -> Iterator[Deployment]:
             stop(proc)
 
 
-async def play(url: str, token: str, rng: random.Random, connected: asyncio.Event) -> int:
-    """One player: random legal moves, one in flight at a time, until the end; final version."""
+async def play(
+    url: str, token: str, rng: random.Random, connected: asyncio.Event, go: asyncio.Event
+) -> int:
+    """One player: says hello, waits for ``go``, then random legal moves, one in flight at a
+    time, until the end; returns the final version."""
     async with connect(url) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         connected.set()
+        await go.wait()  # a quick game could end before the sockets are counted
         pending: str | None = None
         acked = -1
         acted_at: int | None = None
@@ -190,17 +194,21 @@ def test_a_game_through_the_documented_nginx(deployment: Deployment) -> None:
     url = f"ws://127.0.0.1:{deployment.front}/ws/tables/{tid}"
 
     async def main() -> tuple[int, int]:
-        first, second = asyncio.Event(), asyncio.Event()
-        one = asyncio.ensure_future(play(url, ana, random.Random(1), first))
+        first, second, go = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        one = asyncio.ensure_future(play(url, ana, random.Random(1), first, go))
         await first.wait()
-        two = asyncio.ensure_future(play(url, ben, random.Random(2), second))
+        two = asyncio.ensure_future(play(url, ben, random.Random(2), second, go))
         await second.wait()
-        await asyncio.sleep(0.5)
         # round robin: the two sockets opened one after the other are on different processes
-        sockets = [
-            metric(f"http://127.0.0.1:{p}", "gonuts_open_sockets") for p in deployment.backends
-        ]
+        for _ in range(100):
+            sockets = [
+                metric(f"http://127.0.0.1:{p}", "gonuts_open_sockets") for p in deployment.backends
+            ]
+            if sockets == [1, 1]:
+                break
+            await asyncio.sleep(0.1)
         assert sockets == [1, 1], sockets
+        go.set()
         return await asyncio.wait_for(asyncio.gather(one, two), 120)
 
     versions = asyncio.run(asyncio.wait_for(main(), 180))
