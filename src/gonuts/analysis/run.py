@@ -6,12 +6,10 @@ same numbers with one job, many jobs or Ray.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 from gonuts.analysis.simulate import Tally, Task, run_task
-from gonuts.bots.arena import worker_context
+from gonuts.bots.arena import ray_map, worker_context
 
 Progress = Callable[[int], None]
 """Called with the number of games each finished chunk played."""
@@ -29,25 +27,7 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, Tally]]:
 
 def _ray(tasks: Sequence[Task], address: str) -> Iterator[tuple[Task, Tally]]:
     """The arena's approach: one remote call per chunk, results as they finish."""
-    ray: Any = importlib.import_module("ray")  # the optional extra gonuts[ray]
-    started = False
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(log_to_driver=False, include_dashboard=False)
-        started = True
-    try:
-        remote = ray.remote(run_task)
-        pending = [remote.remote(task) for task in tasks]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                result: tuple[Task, Tally] = ray.get(ref)
-                yield result
-    finally:
-        if started:
-            ray.shutdown()
+    return ray_map(run_task, [(task,) for task in tasks], address)
 
 
 def run_tasks(

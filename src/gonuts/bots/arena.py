@@ -9,13 +9,14 @@ bootstrap 95 % interval. Statistics are per bot *name*: three ``greedy`` seats p
 
 from __future__ import annotations
 
+import importlib
 import math
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from gonuts.bots.base import make_bot
 from gonuts.game import Game
@@ -79,6 +80,36 @@ def worker_context() -> Any:
     """
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+T = TypeVar("T")
+
+
+def ray_map(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], address: str) -> Iterator[T]:
+    """``fn(*args)`` for every ``args`` of ``calls`` on a Ray cluster, yielded as they finish.
+
+    ``address`` names the cluster; empty starts a local one, shut down again at the end. Ray is
+    the optional extra ``gonuts[ray]``, imported only here.
+    """
+    ray: Any = importlib.import_module("ray")
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(log_to_driver=False, include_dashboard=False)
+        started = True
+    try:
+        remote = ray.remote(fn)
+        pending = [remote.remote(*args) for args in calls]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                result: T = ray.get(ref)
+                yield result
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def seating(bots: Sequence[str], index: int) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from gonuts.bots.arena import BotSummary, GameResult, play_game, summarize, worker_context
+from gonuts.bots.arena import BotSummary, GameResult, play_game, ray_map, summarize, worker_context
 from gonuts.bots.base import make_bot
 from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.cli.completion import dir_argument, file_argument
@@ -135,26 +135,7 @@ def run_ray(
     *,
     variants: tuple[str, ...] = (),
 ) -> Iterator[GameResult]:
-    ray: Any = importlib.import_module("ray")  # the optional extra gonuts[ray]
-
-    started = False
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(log_to_driver=False, include_dashboard=False)
-        started = True
-    try:
-        remote = ray.remote(play_game)
-        pending = [remote.remote(bots, i, seed, save, variants) for i in range(games)]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                result: GameResult = ray.get(ref)
-                yield result
-    finally:
-        if started:
-            ray.shutdown()
+    return ray_map(play_game, [(bots, i, seed, save, variants) for i in range(games)], address)
 
 
 def run(args: argparse.Namespace) -> int:
