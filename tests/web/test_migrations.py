@@ -26,7 +26,7 @@ from gonuts.server.db import (
 )
 from web.helpers import AppFactory, auth
 
-HEAD = "0004"
+HEAD = "0005"
 
 
 def old_table(engine: Engine) -> tuple[str, str, str]:

@@ -69,6 +69,10 @@ class TableRow(Base):
     deck: Mapped[str] = mapped_column(Text)
     """The shuffled deck, top first, as a JSON list of kind ids (secret: never sent)."""
     next_table: Mapped[str | None] = mapped_column(String(32), default=None)
+    clock: Mapped[int | None] = mapped_column(Integer, default=None)
+    """Seconds per pending human decision (the turn clock); ``None``: no clock."""
+    variants: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    """The table's house rules, comma-separated canonical names; "" for the default game."""
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="table", order_by="SeatRow.seat", cascade="all, delete-orphan"
     )
