@@ -4,6 +4,7 @@ Gymnasium environments (observation space, observations, rendering, end-of-game 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 import numpy as np
@@ -26,6 +27,7 @@ from gonuts.envs.encoding import (
 from gonuts.errors import NotYourTurnError
 from gonuts.game import Game
 from gonuts.state import GameState
+from gonuts.variants import check_variants, ordered
 
 IllegalPolicy = Literal["substitute", "raise"]
 ILLEGAL_POLICIES: Final = ("substitute", "raise")
@@ -51,9 +53,9 @@ def check_options(players: int, reward: str, illegal_action: str) -> None:
         )
 
 
-def new_game(players: int, seed: int) -> Game:
+def new_game(players: int, seed: int, variants: Iterable[str] = ()) -> Game:
     """A dealt game without an event log (environments observe through views only)."""
-    return Game.new(players, seed=seed, events=False)
+    return Game.new(players, seed=seed, events=False, variants=variants)
 
 
 def engine_action(
@@ -126,8 +128,11 @@ class SeatAdapter:
         reward: str,
         illegal_action: IllegalPolicy,
         render_mode: str | None,
+        variants: Iterable[str] = (),
     ) -> None:
         check_options(players, reward, illegal_action)
+        self.variants = ordered(check_variants(variants))
+        """The house rules (RULES.md "Variants") every game of this adapter plays."""
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"unknown render_mode {render_mode!r} (choose from: {', '.join(RENDER_MODES)})"
@@ -136,10 +141,10 @@ class SeatAdapter:
         self.reward_mode = reward
         self.illegal_action: IllegalPolicy = illegal_action
         self.render_mode = render_mode
-        self.game: Game = new_game(players, 0)
+        self.game: Game = new_game(players, 0, self.variants)
 
     def new_game(self, seed: int) -> None:
-        self.game = new_game(self.players, seed)
+        self.game = new_game(self.players, seed, self.variants)
 
     @property
     def over(self) -> bool:

@@ -18,7 +18,7 @@ Observations are ``{"observation": float32[OBS_SIZE], "action_mask": int8[521]}`
 until the end, then ``reward="win_share"`` (1 for a sole win, split on a shared victory) or
 ``"score_diff"`` (own final score minus the best other score). An illegal action is replaced
 by the lowest legal id and flagged ``info["illegal_action"]`` (``illegal_action="raise"``
-refuses it).
+refuses it). ``variants`` names house rules (:data:`gonuts.variants.VARIANTS`) every game plays.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         reward: str = "win_share",
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
+        variants: Sequence[str] = (),
     ) -> None:
-        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode)
+        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode, variants)
         if seat is not None and not 0 <= seat < players:
             raise ValueError(f"no seat {seat} in a {players}-player game")
         names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)

@@ -5,7 +5,9 @@
 >>> game.num_players(), game.num_distinct_actions()
 (4, 522)
 
-The model (parameter ``players``, 2–6, default 3):
+The model (parameter ``players``, 2–6, default 3; ``variants``, house rules of RULES.md as one
+string of names joined by ``+`` — a comma is accepted too, but only ``+`` survives OpenSpiel's
+game strings — default ``""``: the default game):
 
 * **Chance** deals the deck: one chance node per card from the top, each outcome a card kind
   with probability proportional to the cards of that kind not yet dealt (every deck order of
@@ -59,6 +61,7 @@ from gonuts.game import Game, default_names
 from gonuts.playout import random_playout
 from gonuts.scoring import scores
 from gonuts.state import GameConfig, GameState, Phase
+from gonuts.variants import check_variants, ordered
 from gonuts.view import PlayerView, make_view
 
 NOOP: Final = NUM_ENV_ACTIONS
@@ -85,7 +88,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_observation_string=True,
     provides_observation_tensor=True,
     provides_factored_observation_string=False,
-    parameter_specification={"players": DEFAULT_PLAYERS},
+    parameter_specification={"players": DEFAULT_PLAYERS, "variants": ""},
 )
 
 
@@ -98,6 +101,9 @@ class GoNutsGame(pyspiel.Game):  # type: ignore[misc]
         if not 2 <= players <= 6:
             raise ValueError(f"python_gonuts has 2 to 6 players, not {players}")
         self.players = players
+        names = str(params.get("variants", "")).replace(",", "+").split("+")
+        self.variants = check_variants(n.strip() for n in names if n.strip())
+        """House rules (RULES.md "Variants"): one string parameter, names joined by ``+``."""
         super().__init__(
             _GAME_TYPE,
             pyspiel.GameInfo(
@@ -109,7 +115,7 @@ class GoNutsGame(pyspiel.Game):  # type: ignore[misc]
                 utility_sum=1.0,
                 max_game_length=MAX_ROUNDS + MAX_POWER_DECISIONS,
             ),
-            {"players": players},
+            {"players": players, "variants": "+".join(ordered(self.variants))},
         )
 
     def new_initial_state(self) -> GoNutsState:
@@ -141,6 +147,7 @@ class GoNutsState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: GoNutsGame) -> None:
         super().__init__(game)
         self.n = game.players
+        self.variants = game.variants
         self.remaining = list(deck_counts(self.n))
         self.dealt: list[int] = []
         """The deck dealt so far, top card first."""
@@ -163,7 +170,8 @@ class GoNutsState(pyspiel.State):  # type: ignore[misc]
             self.dealt.extend([k] * self.remaining[k])
             self.remaining[k] = 0
         if not any(self.remaining):
-            self.game = _Game(rules.setup(GameConfig(default_names(self.n), tuple(self.dealt))))
+            config = GameConfig(default_names(self.n), tuple(self.dealt), variants=self.variants)
+            self.game = _Game(rules.setup(config))
 
     def view(self, player: int | None) -> PlayerView | None:
         """``player``'s view (None: a spectator's), or None while dealing."""

@@ -16,11 +16,14 @@ An action that is missing or illegal is replaced by the lowest legal id and flag
 ``infos[agent]["illegal_action"] = True`` (``illegal_action="raise"`` refuses it instead).
 Rewards are 0 until the game ends, then the terminal reward of ``reward`` (``"win_share"``:
 1 to a sole winner, split on a shared victory; ``"score_diff"``: own score minus the best other
-score). Games always end, so there is no truncation.
+score). Games always end, so there is no truncation. ``variants`` names house rules
+(:data:`gonuts.variants.VARIANTS`) every game plays; an unknown name raises
+:class:`~gonuts.variants.UnknownVariantError`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -59,8 +62,9 @@ class _Base:
         reward: str = "win_share",
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
+        variants: Sequence[str] = (),
     ) -> None:
-        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode)
+        self.adapter = SeatAdapter(players, reward, illegal_action, render_mode, variants)
         self.players = players
         self.reward_mode = reward
         self.illegal_action: IllegalPolicy = illegal_action
@@ -110,8 +114,9 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
         reward: str = "win_share",
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
+        variants: Sequence[str] = (),
     ) -> None:
-        super().__init__(players, reward, illegal_action, render_mode)
+        super().__init__(players, reward, illegal_action, render_mode, variants)
         self.agents: list[str] = []
 
     def reset(
@@ -170,8 +175,9 @@ class GoNutsAECEnv(_Base, AECEnv):  # type: ignore[misc]
         reward: str = "win_share",
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
+        variants: Sequence[str] = (),
     ) -> None:
-        super().__init__(players, reward, illegal_action, render_mode)
+        super().__init__(players, reward, illegal_action, render_mode, variants)
         self.agents: list[str] = []
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}
@@ -229,9 +235,10 @@ def parallel_env(
     reward: str = "win_share",
     illegal_action: IllegalPolicy = "substitute",
     render_mode: str | None = None,
+    variants: Sequence[str] = (),
 ) -> GoNutsParallelEnv:
-    """A PettingZoo ParallelEnv for ``players`` (2–6) seats."""
-    return GoNutsParallelEnv(players, reward, illegal_action, render_mode)
+    """A PettingZoo ParallelEnv for ``players`` (2–6) seats, with house rules ``variants``."""
+    return GoNutsParallelEnv(players, reward, illegal_action, render_mode, variants)
 
 
 def env(
@@ -239,9 +246,10 @@ def env(
     reward: str = "win_share",
     illegal_action: IllegalPolicy = "substitute",
     render_mode: str | None = None,
+    variants: Sequence[str] = (),
 ) -> GoNutsAECEnv:
-    """A PettingZoo AEC environment for ``players`` (2–6) seats."""
-    return GoNutsAECEnv(players, reward, illegal_action, render_mode)
+    """A PettingZoo AEC environment for ``players`` (2–6) seats, with house rules ``variants``."""
+    return GoNutsAECEnv(players, reward, illegal_action, render_mode, variants)
 
 
 raw_env = env
