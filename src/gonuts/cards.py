@@ -81,22 +81,27 @@ KINDS: Final[tuple[CardKind, ...]] = (
     CardKind(11, "red_velvet", "Red Velvet", 2, _P, "−2",
              "Take one card of your choice from the discard pile.", -2),
     CardKind(12, "sprinkled", "Sprinkled", 2, _P, "2",
-             "Give one of your other cards to an opponent.", 2),
+             "Give one of your other cards to an opponent; if you own no other card, give this "
+             "Sprinkled.", 2),
     CardKind(13, "bear_claw", "Bear Claw", 2, _U, "−2", "Take a card from an opponent.", -2),
     CardKind(14, "cinnamon_twist", "Cinnamon Twist", 2, _U, "1",
-             "Every player passes one card to the player on their left.", 1),
+             "Every player passes one card (yours: not this one) to the player on their left; "
+             "if anyone has no card to pass, discard this Cinnamon Twist instead.", 1),
     CardKind(15, "coffee", "Coffee", 2, _U, "+1 for each negative card you own", None),
     CardKind(16, "day_old", "Day-Old Donuts", 1, _U, "−7",
              "Take up to 3 cards of your choice from the discard pile.", -7),
     CardKind(17, "milk", "Milk", 1, _U, "5",
-             "Discard 3 of your other cards, or discard this Milk.", 5),
+             "Discard 3 of your other cards, or discard this Milk (you must with fewer than 3 "
+             "other cards).", 5),
     CardKind(18, "old_fashioned", "Old Fashioned", 2, _U, "5 if you own fewer than 10 cards", None),
     CardKind(19, "maple_frosted", "Maple Frosted", 2, _B, "5 if you own the fewest cards", None),
     CardKind(20, "mucho_matcha", "Mucho Matcha", 2, _B, "3 if you own fewer than 7 kinds", None),
     CardKind(21, "raspberry_frosted", "Raspberry Frosted", 2, _B, "0",
-             "Discard one of your other cards.", 0),
+             "Discard one of your other cards; if you own no other card, discard this Raspberry "
+             "Frosted.", 0),
     CardKind(22, "strawberry_glazed", "Strawberry Glazed", 2, _B, "−2",
-             "Discard one card of your choice from an opponent.", -2),
+             "Discard one card of your choice from an opponent; if no opponent owns a card, "
+             "nothing happens.", -2),
 )  # fmt: skip
 
 NUM_KINDS: Final = len(KINDS)

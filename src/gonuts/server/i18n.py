@@ -9,6 +9,7 @@ buñuelo francés) with the other names translated in its style. UI message cata
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -84,20 +85,28 @@ _CARDS_ES: Final[dict[str, tuple[str, str, str | None]]] = {
     "double_chocolate": ("Doble chocolate", "0",
                          "Roba dos cartas del mazo, quédate una y devuelve la otra encima."),
     "red_velvet": ("Red Velvet", "−2", "Toma una carta a tu elección de la pila de descartes."),
-    "sprinkled": ("Con chispas", "2", "Da una de tus otras cartas a un oponente."),
+    "sprinkled": ("Con chispas", "2",
+                  "Da una de tus otras cartas a un oponente; si no tienes otra carta, da esta "
+                  "Con chispas."),
     "bear_claw": ("Garra de oso", "−2", "Toma una carta de un oponente."),
     "cinnamon_twist": ("Trenza de canela", "1",
-                       "Cada jugador pasa una carta al jugador de su izquierda."),
+                       "Cada jugador pasa una carta (tú: no esta) al jugador de su izquierda; si "
+                       "alguien no tiene carta que pasar, descarta esta Trenza de canela."),
     "coffee": ("Café", "+1 por cada carta negativa que tengas", None),
     "day_old": ("Donas del día anterior", "−7",
                 "Toma hasta 3 cartas a tu elección de la pila de descartes."),
-    "milk": ("Leche", "5", "Descarta 3 de tus otras cartas, o descarta esta Leche."),
+    "milk": ("Leche", "5",
+             "Descarta 3 de tus otras cartas, o descarta esta Leche (obligatorio con menos de 3 "
+             "otras cartas)."),
     "old_fashioned": ("Tradicional", "5 si tienes menos de 10 cartas", None),
     "maple_frosted": ("Glaseada de arce", "5 si tienes menos cartas que nadie", None),
     "mucho_matcha": ("Mucho Matcha", "3 si tienes menos de 7 tipos de donas", None),
-    "raspberry_frosted": ("Glaseada de frambuesa", "0", "Descarta una de tus otras cartas."),
+    "raspberry_frosted": ("Glaseada de frambuesa", "0",
+                          "Descarta una de tus otras cartas; si no tienes otra carta, descarta "
+                          "esta Glaseada de frambuesa."),
     "strawberry_glazed": ("Glaseada de fresa", "−2",
-                          "Descarta una carta a tu elección de un oponente."),
+                          "Descarta una carta a tu elección de un oponente; si ningún oponente "
+                          "tiene cartas, no pasa nada."),
 }  # fmt: skip
 
 _CARDS_IT: Final[dict[str, tuple[str, str, str | None]]] = {
@@ -123,21 +132,29 @@ _CARDS_IT: Final[dict[str, tuple[str, str, str | None]]] = {
                          "rimetti l'altra in cima."),
     "red_velvet": ("Red Velvet", "−2",
                    "Prendi una ciambella a tua scelta dalla pila degli scarti."),
-    "sprinkled": ("Spruzzato", "2", "Dai una delle tue carte a un avversario."),
+    "sprinkled": ("Spruzzato", "2",
+                  "Dai una delle tue altre carte a un avversario; se non hai altre carte, dai "
+                  "questo Spruzzato."),
     "bear_claw": ("Bear Claw", "−2", "Prendi una carta da un avversario, se possibile."),
     "cinnamon_twist": ("Cinnamon Twist", "1",
-                       "Tutti i giocatori passano una carta al giocatore alla loro sinistra."),
+                       "Tutti i giocatori passano una carta (tu: non questa) al giocatore alla "
+                       "loro sinistra; se qualcuno non ha carte da passare, scarta questo Cinnamon "
+                       "Twist."),
     "coffee": ("Coffee", "+1 per ogni carta che ti dà punti negativi", None),
     "day_old": ("Day-Old Donuts", "−7",
                 "Prendi fino a 3 carte a tua scelta dalla pila degli scarti."),
-    "milk": ("Milk", "5", "Scarta 3 delle tue carte o scarta questa carta."),
+    "milk": ("Milk", "5",
+             "Scarta 3 delle tue altre carte o scarta questo Milk (obbligatorio con meno di 3 "
+             "altre carte)."),
     "old_fashioned": ("Old Fashioned", "5 se hai meno di 10 carte ciambella", None),
     "maple_frosted": ("Maple Frosted", "5 se hai il minor numero di carte", None),
     "mucho_matcha": ("Mucho Matcha", "3 se hai meno di 7 tipi di ciambelle", None),
     "raspberry_frosted": ("Raspberry Frosted", "0",
-                          "Scarta una delle tue carte precedentemente raccolte."),
+                          "Scarta una delle tue altre carte; se non hai altre carte, scarta "
+                          "questo Raspberry Frosted."),
     "strawberry_glazed": ("Strawberry Glazed", "−2",
-                          "Scarta una carta a tua scelta da un avversario."),
+                          "Scarta una carta a tua scelta da un avversario; se nessun avversario "
+                          "ha carte, non succede nulla."),
 }  # fmt: skip
 
 _CARD_TABLES: Final = {"es": _CARDS_ES, "it": _CARDS_IT}
@@ -213,6 +230,173 @@ def catalogue(lang: str) -> dict[str, Any]:
     return {"lang": lang, "messages": messages(lang), "cards": cards(lang), "phases": PHASES[lang]}
 
 
+# -- plurals, lists, articles ---------------------------------------------------------------------
+
+PLURAL_RULES: Final[dict[str, dict[str, frozenset[int]]]] = {
+    "en": {"one": frozenset({1})},
+    "es": {"one": frozenset({1})},
+    "it": {"one": frozenset({1})},
+}
+"""CLDR cardinal rules for whole numbers: the numbers of each category, ``other`` for the rest.
+English, Spanish and Italian all have ``one`` (exactly 1) and ``other``."""
+
+
+def plural_category(n: int, lang: str) -> str:
+    """The CLDR plural category of ``n`` in ``lang`` ("one" or "other" here)."""
+    rules = PLURAL_RULES.get(lang, PLURAL_RULES[DEFAULT_LANG])
+    return next((cat for cat, numbers in rules.items() if n in numbers), "other")
+
+
+_PLURALS: Final[dict[str, dict[str, dict[str, str]]]] = {
+    "en": {
+        "cards": {"one": "{n} card", "other": "{n} cards"},
+        "kinds": {"one": "{n} kind", "other": "{n} kinds"},
+        "negative": {"one": "{n} negative card", "other": "{n} negative cards"},
+    },
+    "es": {
+        "cards": {"one": "{n} carta", "other": "{n} cartas"},
+        "kinds": {"one": "{n} tipo", "other": "{n} tipos"},
+        "negative": {"one": "{n} carta negativa", "other": "{n} cartas negativas"},
+    },
+    "it": {
+        "cards": {"one": "{n} carta", "other": "{n} carte"},
+        "kinds": {"one": "{n} tipo", "other": "{n} tipi"},
+        "negative": {"one": "{n} carta negativa", "other": "{n} carte negative"},
+    },
+}
+
+
+def plural(key: str, n: int, lang: str) -> str:
+    """``key`` with ``n`` in ``lang``'s plural form: ``plural("cards", 1, "it")`` → "1 carta"."""
+    forms = _PLURALS.get(lang, _PLURALS[DEFAULT_LANG])[key]
+    return forms.get(plural_category(n, lang), forms["other"]).format(n=n)
+
+
+_LIST_AND: Final = {"en": " and ", "es": " y ", "it": " e "}
+"""CLDR's conjunction list patterns: "A, B and C" (the en-GB form), "A, B y C", "A, B e C"."""
+
+
+def join_list(items: Sequence[str], lang: str) -> str:
+    """``["A", "B", "C"]`` → "A, B and C" in ``lang`` (Spanish "y" becomes "e" before an
+    /i/ sound, as CLDR's Spanish list rule says: "Ana e Inés")."""
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return items[0] if items else ""
+    conj = _LIST_AND.get(lang, _LIST_AND[DEFAULT_LANG])
+    last = items[-1]
+    low = last.lower()
+    if (
+        lang == "es"
+        and (low.startswith(("i", "í")) or low.startswith(("hi", "hí")))
+        and not (low.startswith(("hia", "hie", "hio", "hiu")))
+    ):
+        conj = " e "
+    return ", ".join(items[:-1]) + conj + last
+
+
+def with_article(card: str, lang: str) -> str:
+    """An English card name with its indefinite article ("a Glazed", "an Éclair"); Spanish and
+    Italian texts name cards bare."""
+    if lang != "en" or not card:
+        return card
+    return ("an " if card[0].lower() in "aeiouéè" else "a ") + card
+
+
+_BOT_NAME: Final = re.compile(r"^Bot (\d+) \(([^()]+)\)$")
+_LEVEL_NAMES: Final[dict[str, dict[str, str]]] = {
+    "en": {"easy": "easy", "medium": "medium", "hard": "hard"},
+    "es": {"easy": "fácil", "medium": "medio", "hard": "difícil"},
+    "it": {"easy": "facile", "medium": "medio", "hard": "difficile"},
+}
+_LEVEL_BY_WORD: Final = {w: lvl for names in _LEVEL_NAMES.values() for lvl, w in names.items()}
+
+
+def display_name(name: str, lang: str) -> str:
+    """A bot's name ("Bot 2 (easy)", stored in its table creator's language) in ``lang``;
+    any other name as it is."""
+    m = _BOT_NAME.match(name)
+    if not m or m.group(2) not in _LEVEL_BY_WORD:
+        return name
+    return bot_name(int(m.group(1)) - 1, _LEVEL_BY_WORD[m.group(2)], lang)
+
+
+# -- score reasons --------------------------------------------------------------------------------
+
+_REASONS: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "set": "set of {count}", "times": "{count} × {each}",
+        "plain_most": "{count} × 1, +3 for the most Plain",
+        "plain_tied": "{count} × 1, +1 tied for the most Plain",
+        "plain_none": "{count} × 1, no majority",
+        "more_kinds": "{kinds} (> 6)", "not_more_kinds": "{kinds} (≤ 6)",
+        "fewer_kinds": "{kinds} (< 7)", "not_fewer_kinds": "{kinds} (≥ 7)",
+        "fewer_cards": "{cards} (< 10)", "not_fewer_cards": "{cards} (≥ 10)",
+        "fewest": "fewest cards", "not_fewest": "{cards}, fewest is {fewest}",
+        "coffee": "{count} × {negatives}",
+    },
+    "es": {
+        "set": "colección de {count}", "times": "{count} × {each}",
+        "plain_most": "{count} × 1, +3 por tener más Sencillas",
+        "plain_tied": "{count} × 1, +1 por empatar en más Sencillas",
+        "plain_none": "{count} × 1, sin mayoría",
+        "more_kinds": "{kinds} (> 6)", "not_more_kinds": "{kinds} (≤ 6)",
+        "fewer_kinds": "{kinds} (< 7)", "not_fewer_kinds": "{kinds} (≥ 7)",
+        "fewer_cards": "{cards} (< 10)", "not_fewer_cards": "{cards} (≥ 10)",
+        "fewest": "menos cartas que nadie", "not_fewest": "{cards}, el mínimo es {fewest}",
+        "coffee": "{count} × {negatives}",
+    },
+    "it": {
+        "set": "collezione di {count}", "times": "{count} × {each}",
+        "plain_most": "{count} × 1, +3 per il maggior numero di Plain",
+        "plain_tied": "{count} × 1, +1 in parità per il maggior numero di Plain",
+        "plain_none": "{count} × 1, nessuna maggioranza",
+        "more_kinds": "{kinds} (> 6)", "not_more_kinds": "{kinds} (≤ 6)",
+        "fewer_kinds": "{kinds} (< 7)", "not_fewer_kinds": "{kinds} (≥ 7)",
+        "fewer_cards": "{cards} (< 10)", "not_fewer_cards": "{cards} (≥ 10)",
+        "fewest": "meno carte di tutti", "not_fewest": "{cards}, il minimo è {fewest}",
+        "coffee": "{count} × {negatives}",
+    },
+}  # fmt: skip
+
+_SET_KINDS: Final = frozenset({"donut_holes", "jelly_filled", "boston_cream"})
+
+
+def score_reason(
+    kind: str, count: int, points: int, *, kinds: int, cards: int, fewest: int, lang: str
+) -> str:
+    """Why ``count`` cards of ``kind`` scored ``points`` (the end screen's note), in ``lang``.
+
+    ``kinds``/``cards``: the owner's kind and card counts; ``fewest``: the smallest collection
+    at the table. Mirrors :func:`gonuts.scoring._kind_points`, which words it in English only."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    text = _REASONS[lang]
+    fields: dict[str, object] = {
+        "count": count,
+        "kinds": plural("kinds", kinds, lang),
+        "cards": plural("cards", cards, lang),
+        "fewest": fewest,
+    }
+    if kind in _SET_KINDS:
+        key = "set"
+    elif kind == "plain":
+        key = {count + 3: "plain_most", count + 1: "plain_tied"}.get(points, "plain_none")
+    elif kind == "maple_bar":
+        key = "more_kinds" if points > 0 else "not_more_kinds"
+    elif kind == "mucho_matcha":
+        key = "fewer_kinds" if points > 0 else "not_fewer_kinds"
+    elif kind == "old_fashioned":
+        key = "fewer_cards" if points > 0 else "not_fewer_cards"
+    elif kind == "maple_frosted":
+        key = "fewest" if cards == fewest else "not_fewest"
+    elif kind == "coffee":
+        key = "coffee"
+        fields["negatives"] = plural("negative", points // count if count else 0, lang)
+    else:
+        key = "times"
+        fields["each"] = points // count if count else 0
+    return text[key].format(**fields)
+
+
 # -- server-side texts ----------------------------------------------------------------------------
 
 _EVENT_TEXT: Final[dict[str, dict[EventType, str]]] = {
@@ -221,15 +405,16 @@ _EVENT_TEXT: Final[dict[str, dict[EventType, str]]] = {
         EventType.SELECTIONS_REVEALED: "Selections revealed: {picks}.",
         EventType.CARD_TAKEN: "{who} takes the {card} from position {position}.",
         EventType.CARD_CONTESTED: "{all} chose position {position}: the {card} is discarded.",
-        EventType.CARD_DRAWN: "{who} draws a {card} from the deck ({src}).",
-        EventType.CARD_PUT_BACK: "{who} puts a {card} back on top of the deck (only {who} knows).",
-        EventType.TOOK_FROM_DISCARD: "{who} takes a {card} from the discard pile ({src}).",
+        EventType.CARD_DRAWN: "{who} draws {a_card} from the deck ({src}).",
+        EventType.CARD_PUT_BACK: "{who} puts {a_card} back on top of the deck (only {who} knows).",
+        EventType.TOOK_FROM_DISCARD: "{who} takes {a_card} from the discard pile ({src}).",
         EventType.ROW_CARD_DISCARDED: "{who} discards the {card} at position {position} ({src}).",
         EventType.CARD_DISCARDED: "{who} discards {other}'s {card} ({src}).",
-        EventType.CARD_MOVED: "A {card} moves from {who} to {other} ({src}).",
+        EventType.CARD_MOVED: "{A_card} moves from {who} to {other} ({src}).",
         EventType.POWER_FIZZLED: "{who}'s {src} has nothing to do.",
         EventType.ROW_REFILLED: "The row is refilled ({filled}).",
-        EventType.GAME_OVER: "Game over. Scores: {scores}. Winner: {won}.",
+        EventType.GAME_OVER: "The deck cannot refill the row: game over. Scores: {scores}. "
+        "{winner_label}: {won}.",
     },
     "es": {
         EventType.ROUND_STARTED: "Empieza la ronda {round}.",
@@ -244,7 +429,8 @@ _EVENT_TEXT: Final[dict[str, dict[EventType, str]]] = {
         EventType.CARD_MOVED: "{card} pasa de {who} a {other} ({src}).",
         EventType.POWER_FIZZLED: "{src} de {who} no tiene efecto.",
         EventType.ROW_REFILLED: "Se rellena la fila ({filled}).",
-        EventType.GAME_OVER: "Fin de la partida. Puntos: {scores}. Gana: {won}.",
+        EventType.GAME_OVER: "El mazo no puede rellenar la fila: fin de la partida. Puntos: "
+        "{scores}. {winner_label}: {won}.",
     },
     "it": {
         EventType.ROUND_STARTED: "Inizia il round {round}.",
@@ -260,11 +446,16 @@ _EVENT_TEXT: Final[dict[str, dict[EventType, str]]] = {
         EventType.CARD_MOVED: "{card} passa da {who} a {other} ({src}).",
         EventType.POWER_FIZZLED: "{src} di {who} non ha effetto.",
         EventType.ROW_REFILLED: "La fila viene riempita ({filled}).",
-        EventType.GAME_OVER: "Fine della partita. Punti: {scores}. Vince: {won}.",
+        EventType.GAME_OVER: "Il mazzo non può riempire la fila: fine della partita. Punti: "
+        "{scores}. {winner_label}: {won}.",
     },
 }
 
-_AND: Final = {"en": " and ", "es": " y ", "it": " e "}
+_WINNER_LABEL: Final = {
+    "en": {"one": "Winner", "other": "Winners"},
+    "es": {"one": "Gana", "other": "Ganan"},
+    "it": {"one": "Vince", "other": "Vincono"},
+}
 
 
 def describe_event(event: Event, names: Sequence[str], lang: str) -> str:
@@ -275,17 +466,22 @@ def describe_event(event: Event, names: Sequence[str], lang: str) -> str:
         return card_name(kind, lang) if kind else ""
 
     def who(seat: int | None) -> str:
-        return names[seat] if seat is not None and 0 <= seat < len(names) else ""
+        ok = seat is not None and 0 <= seat < len(names)
+        return display_name(names[seat], lang) if seat is not None and ok else ""
 
+    a_card = with_article(name(event.card), lang)
     fields = {
         "who": who(event.player),
         "other": who(event.other),
         "card": name(event.card),
+        "a_card": a_card,
+        "A_card": a_card[:1].upper() + a_card[1:],
         "src": name(event.source),
         "position": event.position,
         "round": event.round,
-        "all": _AND[lang].join(who(p) for p in event.players),
-        "won": _AND[lang].join(who(p) for p in event.players),
+        "all": join_list([who(p) for p in event.players], lang),
+        "won": join_list([who(p) for p in event.players], lang),
+        "winner_label": _WINNER_LABEL[lang][plural_category(len(event.players), lang)],
         "picks": ", ".join(f"{who(i)} {p}" for i, p in enumerate(event.positions)),
         "filled": ", ".join(
             f"{p}: {name(c)}" for p, c in zip(event.positions, event.cards, strict=False)
@@ -301,10 +497,10 @@ _ACTION_TEXT: Final[dict[str, dict[Verb, str]]] = {
         Verb.DISCARD_POSITION: "Discard the card at position {position}",
         Verb.STOP: "Stop",
         Verb.KEEP: "Keep the {card}",
-        Verb.TAKE: "Take a {card} from the discard pile",
-        Verb.TAKE_FROM: "Take a {card} from {seat}",
-        Verb.GIVE: "Give a {card} to {seat}",
-        Verb.PASS: "Pass a {card} to the left",
+        Verb.TAKE: "Take {a_card} from the discard pile",
+        Verb.TAKE_FROM: "Take {a_card} from {seat}",
+        Verb.GIVE: "Give {a_card} to {seat}",
+        Verb.PASS: "Pass {a_card} to the left",
         Verb.DISCARD: "Discard your {card}",
         Verb.DISCARD_FROM: "Discard {seat}'s {card}",
     },
@@ -350,18 +546,15 @@ VERB_NAMES: Final = {
 
 def describe_action(action: Action, names: Sequence[str], lang: str) -> str:
     lang = lang if lang in LANGS else DEFAULT_LANG
-    seat = names[action.seat] if action.seat is not None and action.seat < len(names) else ""
+    ok = action.seat is not None and action.seat < len(names)
+    seat = display_name(names[action.seat], lang) if action.seat is not None and ok else ""
+    card = card_name(action.kind, lang) if action.kind else ""
     return _ACTION_TEXT[lang][action.verb].format(
-        position=action.position,
-        card=card_name(action.kind, lang) if action.kind else "",
-        seat=seat,
+        position=action.position, card=card, a_card=with_article(card, lang), seat=seat
     )
 
 
 def bot_name(seat: int, level: str, lang: str) -> str:
-    levels: Mapping[str, Mapping[str, str]] = {
-        "en": {"easy": "easy", "medium": "medium", "hard": "hard"},
-        "es": {"easy": "fácil", "medium": "medio", "hard": "difícil"},
-        "it": {"easy": "facile", "medium": "medio", "hard": "difficile"},
-    }
-    return f"Bot {seat + 1} ({levels.get(lang, levels['en']).get(level, level)})"
+    """A bot's name, "Bot 2 (easy)", in ``lang`` (:func:`display_name` reads any back)."""
+    levels: Mapping[str, str] = _LEVEL_NAMES.get(lang, _LEVEL_NAMES[DEFAULT_LANG])
+    return f"Bot {seat + 1} ({levels.get(level, level)})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Final
 
+from gonuts.cards import KIND_BY_ID, MAX_PLAYERS, kind_count
 from gonuts.server import i18n
 
 _TEXT: Final[dict[str, dict[str, object]]] = {
@@ -33,6 +34,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
             ]),
         ],
         "cards": "The donuts", "points": "Points", "power": "★ Power", "players": "players",
+        "copies": "Cards by player count (one per colour in play)",
     },
     "es": {
         "title": "Cómo se juega a Go Nuts for Donuts",
@@ -68,6 +70,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
             ]),
         ],
         "cards": "Las donas", "points": "Puntos", "power": "★ Poder", "players": "jugadores",
+        "copies": "Cartas según el número de jugadores (una por color en juego)",
     },
     "it": {
         "title": "Come si gioca a Go Nuts for Donuts",
@@ -99,6 +102,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
         ],
         "cards": "Elenco delle ciambelle", "points": "Punti", "power": "★ Potere",
         "players": "giocatori",
+        "copies": "Carte per numero di giocatori (una per colore in gioco)",
     },
 }  # fmt: skip
 
@@ -113,6 +117,26 @@ h1{font-size:1.6rem}nav a{margin-right:.8rem}
 .card h3{margin:.1rem 0 .4rem;font-size:1.05rem}.dots{float:right;letter-spacing:.1rem}
 .card p{margin:.25rem 0;font-size:.92rem}
 """
+
+
+def _counts_by_players(kind: str) -> dict[str, int]:
+    """Copies of ``kind`` in the deck by player count, equal neighbours merged ("5–6": 4):
+    the French Cruller has one per colour in play (RULES.md), every other kind a fixed count."""
+    card = KIND_BY_ID[kind]
+    runs: list[tuple[int, int, int]] = []
+    for n in range(card.min_players, MAX_PLAYERS + 1):
+        c = kind_count(card, n)
+        if runs and runs[-1][2] == c:
+            runs[-1] = (runs[-1][0], n, c)
+        else:
+            runs.append((n, n, c))
+    return {(f"{a}" if a == b else f"{a}–{b}"): c for a, b, c in runs}
+
+
+def _count_text(kind: str) -> str:
+    """ "4", or "1–4" for a kind whose count depends on the player count."""
+    counts = sorted(set(_counts_by_players(kind).values()))
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 
 
 def rules_html(lang: str) -> str:
@@ -145,9 +169,13 @@ def rules_html(lang: str) -> str:
             f'<div class="card" id="{kind}" style="border-color:{colour}">'
             f'<span class="dots" style="color:{colour}" title="{card["min_players"]}+ '
             f'{escape(str(t["players"]))}">{dots}</span>'
-            f"<h3>{escape(card['name'])}{star} <small>×{card['count']}</small></h3>"
+            f"<h3>{escape(card['name'])}{star} <small>×{_count_text(kind)}</small></h3>"
             f"<p><b>{escape(str(t['points']))}:</b> {escape(card['points'])}</p>"
         )
+        by_players = _counts_by_players(kind)
+        if len(set(by_players.values())) > 1:
+            listed = " · ".join(f"{escape(n)}: {c}" for n, c in by_players.items())
+            parts.append(f"<p><b>{escape(str(t['copies']))}:</b> {listed}</p>")
         if card["power"]:
             parts.append(f"<p><b>{escape(str(t['power']))}:</b> {escape(card['power'])}</p>")
         parts.append("</div>")
