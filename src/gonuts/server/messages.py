@@ -321,7 +321,7 @@ def state_message(
         "view": view_json(view, lang, public),
         "events": [event_json(e, names, lang) for e in events],
         "events_from": start,
-        "breakdown": breakdown_json(game) if game.is_over else None,
+        "breakdown": breakdown_json(game, lang) if game.is_over else None,
     }
     return msg, len(view.events)
 
@@ -425,8 +425,11 @@ def _event_json(event: Event, names: tuple[str, ...], lang: str) -> dict[str, An
     return out  # shared between messages: never mutated
 
 
-def breakdown_json(game: Game) -> list[dict[str, Any]]:
+def breakdown_json(game: Game, lang: str = i18n.DEFAULT_LANG) -> list[dict[str, Any]]:
+    """The end screen's score breakdown, each line's ``reason`` in ``lang``."""
     winners = set(game.winner_seats)
+    breakdowns = game.score_breakdown()
+    fewest = min((b.cards for b in breakdowns), default=0)
     return [
         {
             "player": b.player,
@@ -435,11 +438,24 @@ def breakdown_json(game: Game) -> list[dict[str, Any]]:
             "kinds": b.kinds,
             "winner": b.player in winners,
             "lines": [
-                {"kind": ln.kind, "count": ln.count, "points": ln.points, "reason": ln.reason}
+                {
+                    "kind": ln.kind,
+                    "count": ln.count,
+                    "points": ln.points,
+                    "reason": i18n.score_reason(
+                        ln.kind,
+                        ln.count,
+                        ln.points,
+                        kinds=b.kinds,
+                        cards=b.cards,
+                        fewest=fewest,
+                        lang=lang,
+                    ),
+                }
                 for ln in b.lines
             ],
         }
-        for b in game.score_breakdown()
+        for b in breakdowns
     ]
 
 
@@ -480,6 +496,6 @@ def replay_data(record: Record, lang: str) -> dict[str, Any]:
     return {
         "players": list(names),
         "steps": steps,
-        "breakdown": breakdown_json(game) if game.is_over else None,
+        "breakdown": breakdown_json(game, lang) if game.is_over else None,
         "record": record.to_dict(),
     }
