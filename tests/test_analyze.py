@@ -241,3 +241,16 @@ def test_random_tallies_round_trip_and_merge() -> None:
     assert merged.rounds == first.rounds + second.rounds
     assert sum(merged.seat_share) == pytest.approx(100.0)
     assert first != second
+
+
+def test_ray_backend_gives_the_same_summary(tmp_path: Path) -> None:
+    """``--ray`` (a local Ray instance; the ray extra is installed by make test) plays the same
+    games as one process: bots and random play, whatever runs them."""
+    for args in (
+        ("--players", "2", "--games", "6", "--bots", "greedy", "--seed", "5"),
+        ("--players", "3", "--games", "40", "--seed", "5"),
+    ):
+        assert analyze(tmp_path / "ray", *args, "--ray") == 0
+        assert analyze(tmp_path / "local", *args) == 0
+        ray_summary = (tmp_path / "ray" / "summary.json").read_text()
+        assert ray_summary == (tmp_path / "local" / "summary.json").read_text()
