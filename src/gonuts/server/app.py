@@ -582,7 +582,9 @@ def create_app(
             raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
         made: str | None = None
         try:
-            table, seat, token = await svc.create_table(seats, body.name, request_lang(request))
+            table, seat, token = await svc.create_table(
+                seats, body.name, request_lang(request), variants=body.variants
+            )
             made = table.id
         finally:
             quota.settle(key, made)

@@ -105,6 +105,8 @@ class LiveTable:
     deck: tuple[str, ...]
     seats: list[Seat]
     next_table: str | None = None
+    variants: tuple[str, ...] = ()
+    """House rules (RULES.md "Variants") in canonical order; () for the default game."""
     game: Game | None = None
     conns: set[Conn] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -146,4 +148,4 @@ class LiveTable:
     def new_game(self) -> Game:
         """The game at its start: the seats' names and the stored deck."""
         names = [s.name or f"Player {s.seat + 1}" for s in self.seats]
-        return Game.new(names, deck=self.deck)
+        return Game.new(names, deck=self.deck, variants=self.variants)

@@ -22,6 +22,7 @@ from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.live import REPLACEMENT_LEVEL
 from gonuts.server.messages import BOT_LEVELS
 from gonuts.server.store import StoredSeat, StoredTable
+from gonuts.variants import UnknownVariantError, check_variants, ordered
 
 MAX_NAME: Final = 24
 E = ErrorCode
@@ -40,10 +41,27 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def check_table_variants(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` as a table's house rules, in canonical order; a 422 for an unknown or
+    repeated name (repeats are refused, as records refuse them, rather than silently folded)."""
+    try:
+        chosen = check_variants(names)
+    except UnknownVariantError as exc:
+        raise ServiceError(E.MALFORMED, str(exc), 422) from None
+    if len(chosen) != len(names):
+        twice = next(v for v in names if names.count(v) > 1)
+        raise ServiceError(E.MALFORMED, f"variant {twice!r} is listed more than once", 422)
+    return ordered(chosen)
+
+
 def new_table(
-    seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+    seats: Sequence[tuple[str, str | None]],
+    name: str | None,
+    lang: str,
+    variants: Sequence[str] = (),
 ) -> tuple[StoredTable, int | None, str | None]:
-    """A new table (its seats and shuffled deck), the creator's seat and token."""
+    """A new table (its seats, shuffled deck and house rules), the creator's seat and token."""
+    chosen = check_table_variants(variants)
     n = len(seats)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ServiceError(E.MALFORMED, "a table has 2 to 6 seats", 422)
@@ -65,7 +83,7 @@ def new_table(
             made.append(StoredSeat(i, kind, None, name, hash_token(token)))
         else:
             made.append(StoredSeat(i, kind))
-    table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made))
+    table = StoredTable(secrets.token_urlsafe(8), "open", deck, tuple(made), variants=chosen)
     return table, my_seat, token
 
 

@@ -30,6 +30,7 @@ from gonuts.server import i18n
 from gonuts.server.errors import ErrorCode, ServiceError, error_text
 from gonuts.server.live import LiveTable
 from gonuts.server.store import GameListing
+from gonuts.variants import ordered
 from gonuts.view import PlayerView
 
 BotLevel = Literal["easy", "medium", "hard"]
@@ -50,6 +51,8 @@ class SeatSpec(Strict):
 class CreateTable(Strict):
     seats: list[SeatSpec] = Field(min_length=2, max_length=6)
     name: str | None = Field(default=None, max_length=200)
+    variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
+    """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
 
 
 class JoinTable(Strict):
@@ -120,6 +123,8 @@ class TableSummary(Out):
     scores: list[int]
     winners: list[int]
     next_table: str | None
+    variants: list[str]
+    """The table's house rules, in RULES.md order ([] for the default game)."""
 
 
 class Seated(Out):
@@ -292,6 +297,7 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
         "scores": game.scores() if game is not None else [],
         "winners": list(game.winner_seats) if over and game is not None else [],
         "next_table": table.next_table,
+        "variants": list(table.variants),
     }
 
 
@@ -378,6 +384,7 @@ def public_view_json(view: PlayerView) -> dict[str, Any]:
         "scores": list(view.scores),
         "winners": list(view.winners),
         "waiting_for": list(view.waiting_for),
+        "variants": list(ordered(view.variants)),
     }
 
 
@@ -410,6 +417,7 @@ def view_json(view: PlayerView, lang: str, public: dict[str, Any] | None = None)
         "known_deck_top": view.known_deck_top,
         "my_pass": view.my_pass,
         "unseen": dict(view.unseen),
+        "variants": pub["variants"],
     }
 
 
@@ -462,7 +470,7 @@ def breakdown_json(game: Game, lang: str = i18n.DEFAULT_LANG) -> list[dict[str, 
 def replay_data(record: Record, lang: str) -> dict[str, Any]:
     """Public views step by step through ``record`` (see docs/protocol.md, REPLAY)."""
     try:
-        game = Game.new(record.players, deck=record.initial_deck())
+        game = Game.new(record.players, deck=record.initial_deck(), variants=record.variants)
     except ValueError as exc:
         raise RecordError(str(exc)) from None
     names = record.players

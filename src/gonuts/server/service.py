@@ -199,6 +199,7 @@ class Service:
                 for s in stored.seats
             ],
             next_table=stored.next_table,
+            variants=stored.variants,
         )
         if stored.status != "open":
             game = table.new_game()
@@ -261,9 +262,15 @@ class Service:
     # -- lobby ------------------------------------------------------------------------------------
 
     async def create_table(
-        self, seats: Sequence[tuple[str, str | None]], name: str | None, lang: str
+        self,
+        seats: Sequence[tuple[str, str | None]],
+        name: str | None,
+        lang: str,
+        *,
+        variants: Sequence[str] = (),
     ) -> tuple[LiveTable, int | None, str | None]:
-        stored, my_seat, token = new_table(seats, name, lang)
+        """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one)."""
+        stored, my_seat, token = new_table(seats, name, lang, variants)
         self.store.create(stored)
         table = await self.get(stored.id)
         await self._maybe_start(table)
@@ -349,7 +356,8 @@ class Service:
         created = False
         async with table.lock:
             if table.next_table is None:
-                new, _, _ = new_table([(s.kind, s.level) for s in table.seats], None, lang)
+                seats = [(s.kind, s.level) for s in table.seats]
+                new, _, _ = new_table(seats, None, lang, table.variants)
                 table.next_table, created = self.store.create_next(table.id, new)
         next_id = table.next_table
         assert next_id is not None

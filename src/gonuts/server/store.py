@@ -61,6 +61,8 @@ class StoredTable:
     seats: tuple[StoredSeat, ...]
     created_at: datetime | None = None
     next_table: str | None = None
+    variants: tuple[str, ...] = ()
+    """House rules in canonical order (the ``variants`` column holds them comma-separated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +179,7 @@ class TableStore:
             deck=json.dumps(list(table.deck)),
             status=table.status,
             seats=seats,
+            variants=",".join(table.variants),
         )
 
     def load(self, table_id: str) -> StoredTable | None:
@@ -197,6 +200,7 @@ class TableStore:
                 ),
                 created_at=row.created_at,
                 next_table=row.next_table,
+                variants=tuple(v for v in (row.variants or "").split(",") if v),
             )
 
     def take_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
