@@ -30,7 +30,10 @@ from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.errors import RecordError
 from gonuts.record import Record
 from gonuts.server import i18n
+from gonuts.server.accounts_api import CurrentAccount, accounts_router
+from gonuts.server.clock import default_clock
 from gonuts.server.errors import ErrorCode, ServiceError, error_text
+from gonuts.server.http import CUT_OFF
 from gonuts.server.limits import BucketMap, Limits, TableQuota
 from gonuts.server.messages import (
     BOT_LEVELS,
@@ -38,6 +41,7 @@ from gonuts.server.messages import (
     Acted,
     Config,
     CreateTable,
+    CreateTutorial,
     ErrorBody,
     GameList,
     JoinTable,
@@ -56,6 +60,7 @@ from gonuts.server.rules_page import rules_html
 from gonuts.server.service import Service
 from gonuts.server.socket import CLOSE_RESTART, LiveSocket, first_error
 from gonuts.server.store import TableStore
+from gonuts.server.tutorial import tutorial_table
 from gonuts.server.work import BoundedPool, check_record_names
 
 E = ErrorCode
@@ -501,6 +506,12 @@ def create_app(
     async def replay_page(game_id: str) -> Response:
         return index()
 
+    @app.get("/account", include_in_schema=False)
+    @app.get("/leaderboard", include_in_schema=False)
+    @app.get("/players/{name}", include_in_schema=False)
+    async def account_pages() -> Response:
+        return index()
+
     @app.get("/rules", include_in_schema=False)
     async def rules(request: Request) -> HTMLResponse:
         return HTMLResponse(rules_html(request_lang(request)))
@@ -575,16 +586,41 @@ def create_app(
         return table is not None and table.status != "finished"
 
     @api.post("/tables", status_code=201, response_model=Seated)
-    async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
+    async def create_table(
+        body: CreateTable, request: Request, account: CurrentAccount
+    ) -> dict[str, Any]:
+        """A new table; a signed-in creator sits under their account's name (rated games)."""
         seats = [(s.kind, s.level) for s in body.seats]
+        kinds = [s.kind for s in body.seats]
         key = client_key(request)
         if not quota.reserve(key, unfinished):
             raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
         made: str | None = None
         try:
             table, seat, token = await svc.create_table(
-                seats, body.name, request_lang(request), variants=body.variants
+                seats,
+                account.name if account is not None else body.name,
+                request_lang(request),
+                variants=body.variants,
+                account=account.id if account is not None else None,
+                clock=body.clock if "clock" in body.model_fields_set else default_clock(kinds),
             )
+            made = table.id
+        finally:
+            quota.settle(key, made)
+        return {"table": table_summary(table), "seat": seat, "token": token}
+
+    @api.post("/tutorial", status_code=201, response_model=Seated)
+    async def create_tutorial(body: CreateTutorial, request: Request) -> dict[str, Any]:
+        """The first-game guide: a 2-player table against the scripted coach, started at once
+        (it counts as one of the caller's open tables)."""
+        key = client_key(request)
+        if not quota.reserve(key, unfinished):
+            raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
+        made: str | None = None
+        try:
+            stored, seat, token = tutorial_table(body.name, request_lang(request))
+            table = await svc.open_table(stored)
             made = table.id
         finally:
             quota.settle(key, made)
@@ -596,14 +632,18 @@ def create_app(
 
     @api.post("/tables/{table_id}/join", response_model=Seated)
     async def join(
-        table_id: str, body: JoinTable, authorization: AuthHeader = None
+        table_id: str, body: JoinTable, account: CurrentAccount, authorization: AuthHeader = None
     ) -> dict[str, Any]:
-        """Take a free seat; with the token of a seat already held here, that seat."""
+        """Take a free seat (signed in: under the account's name); with the token of a seat
+        already held here, that seat."""
         table = await svc.get(table_id)
         token = bearer(authorization)
         seat = svc.held_seat(table, token)
         if seat is None or token is None:
-            seat, token = await svc.join(table_id, body.name)
+            name = account.name if account is not None else body.name
+            seat, token = await svc.join(
+                table_id, name, account=account.id if account is not None else None
+            )
         return {"table": table_summary(await svc.get(table_id)), "seat": seat, "token": token}
 
     @api.post("/tables/{table_id}/again", response_model=Seated)
@@ -680,6 +720,8 @@ def create_app(
             raise ServiceError(E.BAD_RECORD, str(exc), 422) from None
 
     app.include_router(api)
+    accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(svc.store)
+    app.include_router(accounts_api)
 
     # -- live play --------------------------------------------------------------------------------
 

@@ -32,6 +32,9 @@ class ErrorCode(StrEnum):
     TOO_MANY_TABLES = "too_many_tables"
     NOT_FOUND = "not_found"
     HTTP_ERROR = "http_error"
+    BAD_CREDENTIALS = "bad_credentials"
+    NAME_TAKEN = "name_taken"
+    UNKNOWN_PLAYER = "unknown_player"
 
 
 E = ErrorCode
@@ -56,6 +59,9 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "You already have too many unfinished tables",
         E.NOT_FOUND: "Not found",
         E.HTTP_ERROR: "Request refused",
+        E.BAD_CREDENTIALS: "Wrong name or password",
+        E.NAME_TAKEN: "That name is already taken",
+        E.UNKNOWN_PLAYER: "No such player",
     },
     "es": {
         E.MALFORMED: "Mensaje mal formado",
@@ -76,6 +82,9 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "Ya tienes demasiadas mesas sin terminar",
         E.NOT_FOUND: "No encontrado",
         E.HTTP_ERROR: "Petición rechazada",
+        E.BAD_CREDENTIALS: "Nombre o contraseña incorrectos",
+        E.NAME_TAKEN: "Ese nombre ya está en uso",
+        E.UNKNOWN_PLAYER: "No existe ese jugador",
     },
     "it": {
         E.MALFORMED: "Messaggio non valido",
@@ -96,6 +105,9 @@ ERROR_TEXTS: Final[dict[str, dict[ErrorCode, str]]] = {
         E.TOO_MANY_TABLES: "Hai già troppi tavoli non finiti",
         E.NOT_FOUND: "Non trovato",
         E.HTTP_ERROR: "Richiesta rifiutata",
+        E.BAD_CREDENTIALS: "Nome o password errati",
+        E.NAME_TAKEN: "Questo nome è già in uso",
+        E.UNKNOWN_PLAYER: "Questo giocatore non esiste",
     },
 }
 

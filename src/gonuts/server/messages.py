@@ -53,6 +53,14 @@ class CreateTable(Strict):
     name: str | None = Field(default=None, max_length=200)
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
     """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
+    variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
+    """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
+
+
+class CreateTutorial(Strict):
+    """``POST /api/tutorial``: the player's name at the guide's table."""
+
+    name: str = Field(max_length=200)
 
 
 class JoinTable(Strict):
@@ -104,7 +112,8 @@ class Out(BaseModel):
 class SeatSummary(Out):
     seat: int
     kind: Literal["human", "bot"]
-    level: BotLevel | None
+    level: BotLevel | Literal["tutorial"] | None
+    """``tutorial``: the first-game guide's scripted coach (:mod:`gonuts.server.tutorial`)."""
     name: str | None
     taken: bool
     connected: bool

@@ -39,7 +39,17 @@ from gonuts.server.messages import (
 )
 from gonuts.server.metrics import Metrics
 from gonuts.server.relay import Relay, relay_for
-from gonuts.server.store import ActionTakenError, FinishedGame, StoredAction, TableStore
+from gonuts.server.ratings import rate_finished
+from gonuts.server.store import (
+    ActionTakenError,
+    FinishedGame,
+    StoredAction,
+    StoredTable,
+    TableStore,
+    with_account,
+)
+from gonuts.server.thinking import HintUnavailableError, Thinker
+from gonuts.server.tutorial import TUTORIAL_LEVEL, TutorialBot, again_level
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")
@@ -257,7 +267,10 @@ class Service:
         for s in table.seats:
             level = s.bot_level
             if level is not None and s.seat not in table.bots:
-                table.bots[s.seat] = self.bot_factory(level, secrets.randbits(32))
+                seed = secrets.randbits(32)
+                table.bots[s.seat] = (
+                    TutorialBot(seed) if level == TUTORIAL_LEVEL else self.bot_factory(level, seed)
+                )
 
     # -- lobby ------------------------------------------------------------------------------------
 
@@ -268,22 +281,42 @@ class Service:
         lang: str,
         *,
         variants: Sequence[str] = (),
+        account: int | None = None,
+        clock: int | None = None,
     ) -> tuple[LiveTable, int | None, str | None]:
-        """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one)."""
+        """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one);
+        ``account``: the signed-in creator's, linked to their seat (rated games)."""
         stored, my_seat, token = new_table(seats, name, lang, variants)
+        stored = dataclasses.replace(stored, clock=clock)  # (``clock``: the turn clock, s)
+        if account is not None and my_seat is not None:
+            stored = with_account(stored, my_seat, account)
         self.store.create(stored)
         table = await self.get(stored.id)
         await self._maybe_start(table)
         return table, my_seat, token
 
+    async def open_table(self, stored: StoredTable) -> LiveTable:
+        """Store a table made elsewhere (the tutorial's) and make it live; started if full."""
+        self.store.create(stored)
+        table = await self.get(stored.id)
+        await self._maybe_start(table)
+        return table
+
     async def join(
-        self, table_id: str, name: str, seat: int | None = None, *, token: str | None = None
+        self,
+        table_id: str,
+        name: str,
+        seat: int | None = None,
+        *,
+        token: str | None = None,
+        account: int | None = None,
     ) -> tuple[int, str]:
         """Take a free human seat (``seat`` if given and free, else the first).
 
         ``token`` (made by the server, e.g. :func:`~gonuts.server.lobby.derived_token`): the
         seat's token; if it already holds a seat here, that seat is the answer (one token, one
-        seat per table).
+        seat per table). ``account``: the signed-in player's, linked to the seat; an account
+        holds one seat per table (rated games are played against others).
         """
         name = check_name(name)
         table = await self.get(table_id)
@@ -294,12 +327,14 @@ class Service:
                 return held, token
             if table.status != "open":
                 raise ServiceError(E.TABLE_FULL, "the game has already started")
+            if account is not None and self.store.account_seat(table.id, account) is not None:
+                raise ServiceError(E.TABLE_FULL, "your account already has a seat here")
             free = [s for s in table.seats if s.kind == "human" and not s.taken]
             if not free:
                 raise ServiceError(E.TABLE_FULL)
             chosen = next((s for s in free if s.seat == seat), free[0])
             token = token or new_token()
-            if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token)):
+            if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token), account):
                 # taken just now through another process (perhaps for this very token)
                 self.catch_up(table)
                 held = self.held_seat(table, token)
@@ -356,7 +391,8 @@ class Service:
         created = False
         async with table.lock:
             if table.next_table is None:
-                seats = [(s.kind, s.level) for s in table.seats]
+                # after the first-game guide, a real game: the coach's seat is an easy bot
+                seats = [(s.kind, again_level(s.level)) for s in table.seats]
                 new, _, _ = new_table(seats, None, lang, table.variants)
                 table.next_table, created = self.store.create_next(table.id, new)
         next_id = table.next_table
@@ -368,7 +404,11 @@ class Service:
                 await conn.send(message)
         assert token is not None  # (seat_for_token accepted it)
         new_seat, new_token = await self.join(
-            next_id, me.name or f"Player {seat + 1}", seat, token=derived_token(token, next_id)
+            next_id,
+            me.name or f"Player {seat + 1}",
+            seat,
+            token=derived_token(token, next_id),
+            account=self.store.seat_account(table.id, seat),
         )
         return next_id, new_seat, new_token
 
@@ -530,6 +570,7 @@ class Service:
             table.acked[(seat, client_id)] = (notation, seq + 1)
         if trial.is_over:
             table.status = "finished"
+            rate_finished(self.store, table.id, trial)
         return seq + 1, False
 
     @staticmethod
