@@ -26,7 +26,7 @@ from gonuts.server.db import (
 )
 from web.helpers import AppFactory, auth
 
-HEAD = "0005"
+HEAD = "0006"
 
 
 def old_table(engine: Engine) -> tuple[str, str, str]:
@@ -150,3 +150,38 @@ def test_processes_starting_together_migrate_once(pg_url: str) -> None:
     engine = make_engine(pg_url, migrate_schema=False)
     assert current_revision(engine) == HEAD
     engine.dispose()
+
+
+def test_accounts_revision_downgrades_and_upgrades_with_games_kept(db_url: str) -> None:
+    """0006 (accounts, sessions, ratings, the seat's account) goes down to 0005 and up again
+    on a database with a game: the game stays, the account tables come and go."""
+    engine = make_engine(db_url, migrate_schema=False)
+    try:
+        migrate(engine, FIRST_REVISION)
+        table_id, _, _ = old_table(engine)
+        migrate(engine)
+        with engine.connect() as conn:
+            have = inspect(conn)
+            assert {"gn_accounts", "gn_account_sessions", "gn_ratings"} <= set(
+                have.get_table_names()
+            )
+            assert "account_id" in {c["name"] for c in have.get_columns("gn_seats")}
+        config = alembic_config()
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0005")
+        assert current_revision(engine) == "0005"
+        with engine.connect() as conn:
+            have = inspect(conn)
+            assert not have.has_table("gn_accounts") and not have.has_table("gn_ratings")
+            assert "account_id" not in {c["name"] for c in have.get_columns("gn_seats")}
+            seats = conn.execute(
+                text("SELECT count(*) FROM gn_seats WHERE table_id = :t"), {"t": table_id}
+            )
+            assert seats.scalar() == 2
+        migrate(engine)
+        assert current_revision(engine) == HEAD
+        with engine.connect() as conn:
+            assert "account_id" in {c["name"] for c in inspect(conn).get_columns("gn_seats")}
+    finally:
+        engine.dispose()

@@ -24,6 +24,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -94,6 +95,10 @@ class SeatRow(Base):
     replaced: Mapped[bool] = mapped_column(Boolean, default=False)
     """A human seat played by a bot since its player left."""
     last_seen: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("gn_accounts.id"), default=None, index=True
+    )
+    """The signed-in player's account sitting here (rated games); None for guests and bots."""
     table: Mapped[TableRow] = relationship(back_populates="seats")
 
 
@@ -121,6 +126,55 @@ class FinishedRow(Base):
     winners: Mapped[str] = mapped_column(Text)
     record: Mapped[str] = mapped_column(Text)
     """The ``gonuts-record/1`` text."""
+
+
+class AccountRow(Base):
+    """A player's account: a public name, an argon2id password hash and the current rating."""
+
+    __tablename__ = "gn_accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(64), unique=True)
+    """The name folded (NFKC, casefold): "Ana" and "ana" are one account."""
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated games played."""
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated games won (shared victories count)."""
+
+
+class AccountSessionRow(Base):
+    """A signed-in browser: the SHA-256 of its cookie's token, never the token itself."""
+
+    __tablename__ = "gn_account_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
+
+
+class RatingRow(Base):
+    """One account's rating change in one rated game (the profile's history)."""
+
+    __tablename__ = "gn_ratings"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    """1 for the winners; players with the same score and card count share a rank."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_gn_ratings_account_rated", "account_id", "rated_at"),)
 
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
