@@ -477,9 +477,17 @@ def create_app(
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = E.NOT_FOUND if exc.status_code == 404 else E.HTTP_ERROR
         svc.metrics.error(code)
+        page = static / "index.html"
+        if (
+            exc.status_code == 404
+            and not request.url.path.startswith("/api/")
+            and "text/html" in request.headers.get("accept", "")
+            and page.is_file()
+        ):  # a browser's unknown page: the app says "page not found" (JSON stays for /api/*)
+            return FileResponse(page, status_code=404, media_type="text/html")
         return error_response(code, str(exc.detail), exc.status_code)
 
     # -- pages ------------------------------------------------------------------------------------

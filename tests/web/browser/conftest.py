@@ -124,7 +124,10 @@ class Contexts:
         self.errors: list[str] = []
         """Uncaught script errors of every page made here (a test ends by checking it is empty)."""
 
-    def new(self, *, locale: str = "en-GB", phone: bool = False) -> BrowserContext:
+    def new(
+        self, *, locale: str = "en-GB", phone: bool = False, touch: bool = False
+    ) -> BrowserContext:
+        """``touch``: a touch screen (taps, no hover), as a phone has."""
         size: ViewportSize = (
             {"width": 390, "height": 844} if phone else {"width": 1280, "height": 900}
         )
@@ -132,14 +135,15 @@ class Contexts:
             base_url=self.server.url,
             locale=locale,
             viewport=size,
+            has_touch=touch,
         )
         context.set_default_timeout(15_000)
         context.add_init_script(f"localStorage.setItem('gonuts.speed', '{ANIMATION_MS}');")
         self.opened.append(context)
         return context
 
-    def page(self, *, locale: str = "en-GB", phone: bool = False) -> Page:
-        page = self.new(locale=locale, phone=phone).new_page()
+    def page(self, *, locale: str = "en-GB", phone: bool = False, touch: bool = False) -> Page:
+        page = self.new(locale=locale, phone=phone, touch=touch).new_page()
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         page.on("console", self._on_console)
         return page

@@ -27,7 +27,10 @@ def act_once(page: Page, rng: random.Random, *, prefer_power: bool = False) -> b
     ``prefer_power``: pick a ★ card when the row has one, to meet the power dialogs.
     """
     try:
-        options = page.locator("dialog[open] .choice-list button")
+        # a dialog's options; the two-step steal dialog shows opponents first, then cards
+        options = page.locator(
+            "dialog[open] .choice-list button, dialog[open] .opponent-list button"
+        )
         if options.count():
             options.nth(rng.randrange(options.count())).click(timeout=QUICK_MS)
             return True

@@ -194,3 +194,51 @@ export function trophy(size = 20) {
   return s("svg", { viewBox: "0 0 24 24", width: size, height: size, class: "trophy", "aria-hidden": "true" },
     s("path", { d: "M7 3h10v3h3v2a5 5 0 0 1-4.6 5A5 5 0 0 1 13 15.9V18h3v3H8v-3h3v-2.1A5 5 0 0 1 8.6 13 5 5 0 0 1 4 8V6h3zM6 8a3 3 0 0 0 2 2.8V8zm12 0h-2v2.8A3 3 0 0 0 18 8z", fill: "#e0a800", stroke: "#8a6a00", "stroke-width": 0.6 }));
 }
+
+/** The full text of a card (name, points, ★ power, player count) in a small dialog: what a
+ * phone cannot show on the card itself and a touch screen cannot hover. */
+export function showCardDetails(kind) {
+  document.querySelector("dialog.card-details")?.remove();
+  const info = KINDS.get(kind);
+  const power = cardPower(kind);
+  const close = () => {
+    dialog.close();
+    dialog.remove();
+  };
+  const dialog = /** @type {HTMLDialogElement} */ (
+    h("dialog", { class: "card-details", "data-testid": "card-details", "aria-labelledby": "card-details-title" },
+      h("div", { class: "card-details-body" },
+        cardEl(kind, { compact: true }),
+        h("div", {},
+          h("h2", { id: "card-details-title" }, cardName(kind), info?.power ? " ★" : ""),
+          h("p", {}, h("strong", {}, `${t("card.points")}: `), cardPoints(kind)),
+          power ? h("p", { "data-testid": "card-details-power" }, h("strong", {}, `★ ${t("card.power")}: `), power) : null,
+          h("p", { class: "muted" }, t("card.players", { n: info?.min ?? 2 })))),
+      h("div", { class: "dialog-actions" },
+        h("button", { type: "button", onclick: close }, t("card.close")))));
+  dialog.addEventListener("click", (e) => {
+    if (e.target === dialog) close(); // a tap on the backdrop
+  });
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/** A small "i" button beside a row card (shown on touch screens): tap it to read the card. */
+export function infoButton(kind) {
+  return h("button", {
+    type: "button", class: "card-info", "aria-label": t("card.about", { card: cardName(kind) }),
+    "data-testid": "card-info", onclick: () => showCardDetails(kind),
+  }, h("span", { "aria-hidden": "true" }, "i"));
+}
+
+// A tap (or click) on any card that is not itself a control opens its details.
+if (typeof document !== "undefined") {
+  document.addEventListener("click", (e) => {
+    const target = /** @type {HTMLElement} */ (e.target);
+    const card = target.closest?.(".card[data-kind]");
+    if (!card || card.closest("button, a, dialog")) return;
+    showCardDetails(/** @type {HTMLElement} */ (card).dataset.kind);
+  });
+}

@@ -87,3 +87,39 @@ export function cardPoints(kind) {
 export function cardPower(kind) {
   return cardField(kind, "power") ?? null;
 }
+
+/**
+ * `t` with a count: the key's plural form for `n` in this language (`key.one`, `key.other`,
+ * the CLDR categories of `Intl.PluralRules`), the plain key when the catalogue has no form.
+ */
+export function tn(key, n, vars = {}) {
+  const category = new Intl.PluralRules(lang).select(n);
+  const forms = [`${key}.${category}`, `${key}.other`];
+  const found = forms.find((k) => k in strings || k in fallback);
+  return t(found ?? key, { n, ...vars });
+}
+
+/** "A, B and C" in this language (`Intl.ListFormat`; a plain join where it is missing). */
+export function listJoin(items) {
+  const list = items.filter(Boolean).map(String);
+  try {
+    return new Intl.ListFormat(lang === "en" ? "en-GB" : lang, { type: "conjunction" }).format(list);
+  } catch {
+    return list.join(", ");
+  }
+}
+
+const BOT_NAME = /^Bot (\d+) \(([^()]+)\)$/;
+const LEVEL_WORDS = {
+  easy: "easy", medium: "medium", hard: "hard",
+  "fácil": "easy", medio: "medium", "difícil": "hard",
+  facile: "easy", difficile: "hard",
+};
+
+/** A bot's name ("Bot 2 (easy)", stored in its table creator's language) in this language. */
+export function displayName(name) {
+  const m = typeof name === "string" ? name.match(BOT_NAME) : null;
+  const level = m ? LEVEL_WORDS[m[2]] : undefined;
+  if (!m || !level) return name;
+  return t("bot.name", { n: m[1], level: t(`bot.level.${level}`) });
+}

@@ -6,6 +6,7 @@ import { donutArt } from "./cards.js";
 import { h, mount } from "./dom.js";
 import { LANGUAGES, currentLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
 import { LobbyPage } from "./views/lobby.js";
+import { NotFoundPage } from "./views/notfound.js";
 import { ReplayListPage, ReplayPage } from "./views/replays.js";
 import { TablePage } from "./views/tablepage.js";
 
@@ -45,8 +46,10 @@ function route() {
     page = new ReplayPage(main, decodeURIComponent(m[1]));
   } else if (path.startsWith("/replays")) {
     page = new ReplayListPage(main, navigate);
-  } else {
+  } else if (path === "/" || path === "/index.html") {
     page = new LobbyPage(main, navigate);
+  } else {
+    page = new NotFoundPage(main);
   }
   page.start();
 }

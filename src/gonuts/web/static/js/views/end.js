@@ -3,7 +3,8 @@
 import { api } from "../api.js";
 import { trophy } from "../cards.js";
 import { h } from "../dom.js";
-import { cardName, t } from "../i18n.js";
+import { describeEvent } from "../events.js";
+import { cardName, listJoin, t } from "../i18n.js";
 
 /**
  * @param {object} view  the final view
@@ -11,8 +12,9 @@ import { cardName, t } from "../i18n.js";
  * @param {{player: number, total: number, cards: number, lines: {kind: string, count: number, points: number, reason?: string}[]}[]|undefined} breakdown
  * @param {(() => void)|undefined} playAgain
  * @param {string|null} [gameId]  for the record download link
+ * @param {object[]} [lastRound]  the last round's events, kept on screen
  */
-export function endScreen(view, names, breakdown, playAgain, gameId = null) {
+export function endScreen(view, names, breakdown, playAgain, gameId = null, lastRound = []) {
   const winners = view.winners ?? [];
   const rows = breakdown ?? names.map((_, p) => ({
     player: p,
@@ -21,10 +23,11 @@ export function endScreen(view, names, breakdown, playAgain, gameId = null) {
     lines: Object.entries(view.collections[p] ?? {}).map(([kind, count]) => ({ kind, count, points: null })),
   }));
   const order = [...rows].sort((a, b) => b.total - a.total || b.cards - a.cards);
-  const winnerNames = winners.map((p) => names[p]).join(", ");
+  const winnerNames = listJoin(winners.map((p) => names[p]));
   return h("section", { class: "end-screen panel", "data-testid": "end-screen" },
     h("p", { class: "muted end-title" }, t("end.title")),
     h("h2", {}, trophy(28), " ", winners.length > 1 ? t("end.winners", { names: winnerNames }) : t("end.winner", { names: winnerNames })),
+    h("p", { "data-testid": "end-why" }, t("end.why")),
     h("table", { class: "breakdown" },
       h("thead", {}, h("tr", {},
         h("th", {}, t("end.player")), h("th", {}, t("end.breakdown")),
@@ -47,5 +50,10 @@ export function endScreen(view, names, breakdown, playAgain, gameId = null) {
         ? h("a", { class: "button secondary", href: api.recordUrl(gameId), download: `gonuts-${gameId}.json` }, t("end.download"))
         : null,
       playAgain ? h("a", { class: "button secondary", href: "/", "data-link": "" }, t("end.back")) : null),
+    lastRound.length
+      ? h("details", { class: "last-round", open: true, "data-testid": "last-round" },
+          h("summary", {}, t("end.last_round")),
+          h("ul", { class: "log" }, lastRound.map((e) => h("li", {}, describeEvent(e)))))
+      : null,
   );
 }

@@ -1,8 +1,22 @@
 // Replays: the finished games, and a viewer that steps forwards and backwards through a record.
 
 import { api } from "../api.js";
-import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { h, mount, s } from "../dom.js";
+import { displayName, t } from "../i18n.js";
+
+/** Media-control icons drawn in SVG (the ⏮ ⏭ characters render as empty boxes without an emoji
+ * or symbol font). */
+const ICON_PATHS = {
+  first: "M6 5h2v14H6zM19 5v14L9 12z",
+  prev: "M16 5v14L6 12z",
+  next: "M8 5v14l10-7z",
+  last: "M16 5h2v14h-2zM5 5v14l10-7z",
+};
+
+function icon(name) {
+  return s("svg", { viewBox: "0 0 24 24", width: 18, height: 18, "aria-hidden": "true", focusable: "false", class: "icon" },
+    s("path", { d: ICON_PATHS[name], fill: "currentColor" }));
+}
 import { TableScreen } from "./table.js";
 
 export class ReplayListPage {
@@ -39,7 +53,7 @@ export class ReplayListPage {
         ? h("ul", { class: "table-list" }, games.map((g) =>
             h("li", {},
               h("span", {},
-                g.players.map((name, p) => `${name} ${g.scores[p] ?? ""}${g.winners.includes(p) ? " ★" : ""}`).join(" · "),
+                g.players.map((name, p) => `${displayName(name)} ${g.scores[p] ?? ""}${g.winners.includes(p) ? " ★" : ""}`).join(" · "),
                 g.finished_at ? h("span", { class: "muted" }, ` — ${new Date(g.finished_at).toLocaleString()}`) : null),
               h("span", { class: "row-inline" },
                 h("button", { type: "button", onclick: () => this.navigate(`/replay/${g.id}`) }, t("replay.open")),
@@ -66,7 +80,10 @@ export class ReplayPage {
       this.viewer = new ReplayViewer(this.root, replay, this.gameId);
       this.viewer.start();
     } catch (e) {
-      mount(this.root, h("div", { class: "error-banner", role: "alert" }, e.message));
+      // An unknown id is a missing game (the server's code names a table, its shared store).
+      const message = e?.status === 404 ? t("replay.not_found") : e.message;
+      mount(this.root, h("div", { class: "error-banner", role: "alert", "data-testid": "replay-error" }, message),
+        h("a", { href: "/replays", "data-link": "" }, t("replay.title")));
     }
   }
 
@@ -104,16 +121,16 @@ export class ReplayViewer {
       ? h("a", { class: "button secondary", href: api.recordUrl(this.gameId), download: `gonuts-${this.gameId}.json` }, t("replay.download"))
       : h("button", { type: "button", class: "secondary", onclick: () => this.#downloadUploaded() }, t("replay.download"));
     this.board = h("div");
-    this.screen = new TableScreen(this.board, {}, { title: " " });
+    this.screen = new TableScreen(this.board, {}, { title: " ", latestOnly: true });
     mount(this.root,
       h("section", { class: "panel", "data-testid": "replay-viewer" },
-        h("h2", {}, t("replay.title"), ": ", this.replay.players.join(", ")),
+        h("h2", {}, t("replay.title"), ": ", this.replay.players.map(displayName).join(", ")),
         h("div", { class: "replay-controls" },
-          h("button", { type: "button", class: "secondary", "aria-label": t("replay.first"), onclick: () => this.show(0, false) }, "⏮"),
-          h("button", { type: "button", class: "secondary", "data-testid": "replay-prev", onclick: () => this.show(this.index - 1, false) }, `◀ ${t("replay.prev")}`),
+          h("button", { type: "button", class: "secondary", "aria-label": t("replay.first"), "data-testid": "replay-first", onclick: () => this.show(0, false) }, icon("first")),
+          h("button", { type: "button", class: "secondary", "data-testid": "replay-prev", onclick: () => this.show(this.index - 1, false) }, icon("prev"), t("replay.prev")),
           this.playButton,
-          h("button", { type: "button", class: "secondary", "data-testid": "replay-next", onclick: () => this.show(this.index + 1, true) }, `${t("replay.next")} ▶`),
-          h("button", { type: "button", class: "secondary", "aria-label": t("replay.last"), onclick: () => this.show(last, false) }, "⏭"),
+          h("button", { type: "button", class: "secondary", "data-testid": "replay-next", onclick: () => this.show(this.index + 1, true) }, t("replay.next"), icon("next")),
+          h("button", { type: "button", class: "secondary", "aria-label": t("replay.last"), "data-testid": "replay-last", onclick: () => this.show(last, false) }, icon("last")),
           this.slider,
           download),
         this.label),
@@ -135,9 +152,9 @@ export class ReplayViewer {
     this.slider.value = String(i);
     this.label.textContent = `${t("replay.step", { i, n: steps.length - 1 })} — ${step.label ?? t("replay.deal")}`;
     const over = step.view.over;
-    const state = forward
-      ? { view: step.view, events: step.events ?? [], events_from: this.logs[i - 1].length, full: false }
-      : { view: step.view, events: this.logs[i], events_from: 0, full: true };
+    // Always the whole log up to step i (so a superseded step costs nothing); forwards by one,
+    // that step's own events are animated, and a newer click cancels the animation.
+    const state = { view: step.view, events: this.logs[i], events_from: 0, full: true, reveal: forward ? step.events ?? [] : [] };
     this.screen.update({ ...state, breakdown: over ? this.replay.breakdown : null },
       { names: this.replay.players, breakdown: over ? this.replay.breakdown ?? undefined : undefined });
   }

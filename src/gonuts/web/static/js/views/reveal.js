@@ -33,18 +33,23 @@ function narrate(root, text) {
  * @param {object} before  the view on screen
  * @param {object[]} events  the new events, in order
  * @param {string[]} names
+ * @param {() => boolean} [cancelled]  true once a newer state makes this animation moot
  */
-export async function playReveal(root, before, events, names) {
+export async function playReveal(root, before, events, names, cancelled = () => false) {
   const ms = stepMs();
   if (ms <= 0) return;
   for (const e of events) {
+    if (cancelled()) return;
     const slot = e.position ? slotAt(root, e.position) : null;
     switch (e.type) {
       case "selections_revealed":
         narrate(root, t("reveal.revealed"));
         root.querySelectorAll(".player .status").forEach((chip) => chip.remove());
         (e.positions ?? []).forEach((pos, p) => {
-          slotAt(root, pos)?.querySelector(".markers")?.append(h("span", { class: `marker${p === before.seat ? " me" : ""}` }, names[p]));
+          // Your own pick is already marked (you saw it while the others chose): not twice.
+          const markers = slotAt(root, pos)?.querySelector(".markers");
+          if (!markers || markers.querySelector(`.marker[data-seat="${p}"]`)) return;
+          markers.append(h("span", { class: `marker${p === before.seat ? " me" : ""}`, dataset: { seat: p } }, names[p]));
         });
         await sleep(ms);
         break;

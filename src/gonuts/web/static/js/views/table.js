@@ -2,11 +2,11 @@
 // event log, hints. Rendered from one seat's view (or a spectator's public view).
 
 import { describeAction, parseAction } from "../actions.js";
-import { cardEl, sortedKinds } from "../cards.js";
+import { cardEl, infoButton, sortedKinds } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { describeEvent } from "../events.js";
-import { cardName, t } from "../i18n.js";
-import { choiceDialog } from "./dialog.js";
+import { cardName, displayName, listJoin, t, tn } from "../i18n.js";
+import { choiceDialog, stealDialog } from "./dialog.js";
 import { playReveal } from "./reveal.js";
 import { endScreen } from "./end.js";
 
@@ -28,6 +28,8 @@ export class TableScreen {
     this.root = root;
     this.handlers = handlers;
     this.animate = options.animate ?? true;
+    this.latestOnly = options.latestOnly ?? false; // replays: a newer state cancels older ones
+    this.generation = 0;
     this.title = options.title ?? "";
     /** @type {View|null} */
     this.view = null;
@@ -40,6 +42,50 @@ export class TableScreen {
     this.version = -1;
     this.extra = {}; // table info: names, seat kinds, breakdown, status
     this.error = "";
+    this.focusKey = null; // the control that had keyboard focus, found again after a redraw
+    this.onKey = (e) => this.#shortcut(e);
+    if (handlers.act) document.addEventListener("keydown", this.onKey);
+  }
+
+  /** Stop listening for the keyboard shortcuts (the page is left). */
+  destroy() {
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  /** 1–7 moves the focus to that row position (Enter then confirms it, as a button does). */
+  #shortcut(e) {
+    if (!this.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!/^[1-9]$/.test(e.key) || document.querySelector("dialog[open]")) return;
+    const target = /** @type {HTMLElement|null} */ (e.target);
+    if (target?.closest?.("input, select, textarea")) return;
+    const button = /** @type {HTMLButtonElement|null} */ (
+      this.root.querySelector(`[data-testid="pick-${e.key}"]`));
+    if (!button || button.disabled) return;
+    e.preventDefault();
+    button.focus();
+    this.focusKey = `pick-${e.key}`;
+    const prompt = this.root.querySelector("[data-testid=prompt]");
+    if (prompt) prompt.textContent = t("help.armed", { n: e.key });
+  }
+
+  /** Which control has the focus, by a key that survives a redraw (its data-testid or id). */
+  #rememberFocus() {
+    const el = /** @type {HTMLElement|null} */ (document.activeElement);
+    // The row itself only holds the focus while its positions are off: keep the position.
+    if (!el || !this.root.contains(el) || el.dataset?.testid === "row") return;
+    this.focusKey = el.dataset?.testid ? `${el.dataset.testid}` : el.id ? `#${el.id}` : this.focusKey;
+  }
+
+  /** Give the focus back to the same control after a redraw (or to the row while it is off). */
+  #restoreFocus() {
+    const active = document.activeElement;
+    if (!this.focusKey || (active && active !== document.body && active !== this.root)) return;
+    const key = this.focusKey;
+    const el = /** @type {HTMLElement|null} */ (key.startsWith("#")
+      ? this.root.querySelector(`#${CSS.escape(key.slice(1))}`)
+      : this.root.querySelector(`[data-testid="${CSS.escape(key)}"]`));
+    if (el && !(/** @type {any} */ (el).disabled)) el.focus({ preventScroll: true });
+    else if (key.startsWith("pick-")) this.root.querySelector("[data-testid=row]")?.focus({ preventScroll: true });
   }
 
   /**
@@ -48,24 +94,30 @@ export class TableScreen {
    * @param {{view: View, events: object[], events_from: number, full: boolean, breakdown: any, version?: number}} state
    */
   update(state, extra = {}) {
-    this.queue = this.queue.then(() => this.#apply(state, extra)).catch((e) => console.error(e));
+    const generation = ++this.generation;
+    this.queue = this.queue.then(() => this.#apply(state, extra, generation)).catch((e) => console.error(e));
     return this.queue;
   }
 
-  async #apply(state, extra) {
+  async #apply(state, extra, generation) {
+    const stale = () => this.latestOnly && generation !== this.generation;
+    if (stale()) return;
     const previous = this.view;
     const events = state.events ?? [];
     this.log = state.full ? [...events] : [...this.log.slice(0, state.events_from ?? this.log.length), ...events];
     this.extra = { ...this.extra, ...extra };
     if (state.breakdown) this.extra.breakdown = state.breakdown;
-    if (!state.full && events.length && previous && this.animate) {
+    // `reveal`: the events to animate when a full state is shown (a replay's step forwards).
+    const animated = state.reveal ?? (state.full ? [] : events);
+    if (animated.length && previous && this.animate) {
       this.#closeDialog();
       this.revealing = true;
       try {
-        await playReveal(this.root, previous, events, this.names(state.view));
+        await playReveal(this.root, previous, animated, this.names(state.view), stale);
       } finally {
         this.revealing = false;
       }
+      if (stale()) return;
     }
     this.view = state.view;
     this.version = state.version;
@@ -99,7 +151,13 @@ export class TableScreen {
   }
 
   names(view = this.view) {
-    return this.extra.names ?? view?.players ?? [];
+    return (this.extra.names ?? view?.players ?? []).map(displayName);
+  }
+
+  /** The events of the last round (from its round_started on), for the end screen. */
+  #lastRound() {
+    const start = this.log.map((e) => e.type).lastIndexOf("round_started");
+    return this.log.slice(Math.max(start, 0));
   }
 
   #send(action) {
@@ -120,6 +178,12 @@ export class TableScreen {
   }
 
   render() {
+    this.#rememberFocus();
+    this.#draw();
+    this.#restoreFocus();
+  }
+
+  #draw() {
     const view = this.view;
     if (!view) {
       mount(this.root, h("p", { class: "muted" }, t("app.loading")));
@@ -131,6 +195,7 @@ export class TableScreen {
         view, this.names(), this.extra.breakdown,
         view.seat !== null && view.seat !== undefined ? this.handlers.playAgain : undefined,
         this.extra.gameId ?? null,
+        this.#lastRound(),
       ));
       return;
     }
@@ -142,8 +207,8 @@ export class TableScreen {
       h("section", { class: "table-head" },
         h("h2", {}, this.title || t("table.round", { n: view.round })),
         h("div", { class: "table-stats" },
-          h("span", { class: "pill deck", "data-testid": "deck-size" }, t("table.deck_size", { n: view.deck_size })),
-          h("span", { class: "pill" }, `${t("table.discard")}: ${view.discard.length}`),
+          h("span", { class: "pill deck", "data-testid": "deck-size" }, tn("table.deck_size", view.deck_size)),
+          h("span", { class: "pill" }, t("table.discard_count", { n: view.discard.length })),
           view.known_deck_top
             ? h("span", { class: "pill" }, t("table.known_top", { card: cardName(view.known_deck_top) }))
             : null,
@@ -167,7 +232,8 @@ export class TableScreen {
         h("div", {},
           this.hintsOn ? this.#hintsPanel(names) : null,
           this.#discard(view),
-          this.#log(view, names)),
+          this.#log(view, names),
+          view.seat !== null && view.seat !== undefined && this.handlers.act ? this.#help(view) : null),
       ),
     );
     if (decision.length && !selecting && !this.pending) this.#openDialog(view, names, decision);
@@ -200,7 +266,7 @@ export class TableScreen {
     }
     const waiting = (view.waiting_for ?? []).filter((p) => p !== me).map((p) => names[p]);
     if (waiting.length) {
-      const w = t("table.waiting_for", { names: waiting.join(", ") });
+      const w = t("table.waiting_for", { names: listJoin(waiting) });
       text = text ? `${text} ${w}` : w;
     }
     const reopen = decision.length && view.phase !== "select" && this.dialogHidden
@@ -217,13 +283,13 @@ export class TableScreen {
     const legal = new Set(picks.map((a) => a.position));
     const me = view.seat;
     const mine = me !== null && me !== undefined ? view.selections?.[me] : null;
-    return h("section", { class: "donut-row", "aria-label": t("table.row"), "data-testid": "row" },
+    return h("section", { class: "donut-row", "aria-label": t("table.row"), "data-testid": "row", tabindex: -1 },
       view.row.map((kind, i) => {
         const pos = i + 1;
         const markers = (view.selections ?? [])
           .map((sel, p) => (sel === pos ? p : -1))
           .filter((p) => p >= 0)
-          .map((p) => h("span", { class: `marker${p === me ? " me" : ""}` }, names[p]));
+          .map((p) => h("span", { class: `marker${p === me ? " me" : ""}`, dataset: { seat: p } }, names[p]));
         const canPick = legal.has(pos) && !this.pending;
         const card = kind
           ? cardEl(kind, {
@@ -243,6 +309,7 @@ export class TableScreen {
           },
           h("span", { class: "slot-number", "aria-hidden": "true" }, pos),
           card,
+          kind ? infoButton(kind) : null,
           h("span", { class: "markers" }, markers));
       }));
   }
@@ -271,7 +338,7 @@ export class TableScreen {
               waiting ? h("span", { class: "status waiting" }, t("table.thinking"))
                 : chosen ? h("span", { class: "status done" }, t("table.chosen")) : null,
               " ",
-              h("span", { class: "muted" }, t("table.cards", { n: count })),
+              h("span", { class: "muted" }, tn("table.cards", count)),
               " ",
               h("span", { class: "player-score", "data-testid": `score-${p}`, title: t("table.score", { n: view.scores[p] }) }, view.scores[p])),
           ),
@@ -317,9 +384,45 @@ export class TableScreen {
                 h("td", {}, a.expected_score.toFixed(1)))))));
   }
 
+  #help(view) {
+    return h("section", { class: "panel" },
+      h("details", { class: "help", "data-testid": "help" },
+        h("summary", {}, t("help.title")),
+        h("ul", {},
+          h("li", {}, t("help.pick", { max: view.row.length })),
+          h("li", {}, t("help.enter")),
+          h("li", {}, t("help.tab")))));
+  }
+
   #openDialog(view, names, decision) {
     if (this.dialog) return;
     if (this.dialogHidden) return;
+    const options = decision.map((a) => ({
+      action: a.action,
+      label: a.label ?? describeAction(a.action, names),
+      kind: a.kind ?? parseAction(a.action).kind ?? null,
+      seat: a.seat ?? parseAction(a.action).seat,
+    }));
+    const seats = new Set(options.filter((o) => o.action !== "stop").map((o) => o.seat));
+    if (options.length > 1 && !seats.has(undefined) && !seats.has(null)) {
+      // Bear Claw, Strawberry Glazed, Sprinkled: the opponent first, then the card.
+      this.dialog = stealDialog({
+        title: `★ ${cardName(view.power ?? "")}`,
+        question: t(`dialog.${view.power}`, { n: view.step ?? 0 }),
+        give: view.power === "sprinkled",
+        opponents: [...seats].map((seat) => ({
+          seat, name: names[seat],
+          options: options.filter((o) => o.seat === seat),
+        })),
+        onChoose: (a) => this.#send(a),
+        onHide: () => {
+          this.dialogHidden = true;
+          this.#closeDialog();
+          this.render();
+        },
+      });
+      return;
+    }
     this.dialog = choiceDialog({
       title: `★ ${cardName(view.power ?? "")}`,
       question: t(`dialog.${view.power}`, { n: view.step ?? 0 }),

@@ -2,7 +2,7 @@
 
 import { api } from "../api.js";
 import { h, mount } from "../dom.js";
-import { currentLanguage, onLanguageChange, t } from "../i18n.js";
+import { currentLanguage, displayName, onLanguageChange, t } from "../i18n.js";
 import { saveSeat, seatFor } from "../session.js";
 import { TableSocket } from "../socket.js";
 import { nameInput, readName } from "./lobby.js";
@@ -59,6 +59,7 @@ export class TablePage {
   }
 
   stop() {
+    this.screen.destroy();
     this.socket?.close();
     this.unlisten();
     document.querySelectorAll("dialog").forEach((d) => d.remove());
@@ -171,7 +172,10 @@ export class TablePage {
     };
     mount(this.body,
       h("section", { class: "panel", "data-testid": "waiting-room" },
-        h("h2", {}, t("lobby.waiting")),
+        h("h2", {}, t("lobby.waiting", {
+          taken: summary.seats.filter((s) => s.taken).length,
+          total: summary.seats.length,
+        })),
         h("label", { for: "invite-link" }, t("lobby.invite")),
         h("div", { class: "invite" },
           inviteInput,
@@ -192,7 +196,7 @@ export class TablePage {
         h("ul", { class: "seats-status" }, summary.seats.map((s) =>
           h("li", {},
             `${t("lobby.seat", { n: s.seat + 1 })}: `,
-            s.kind === "bot" ? `${s.name} ` : s.taken ? h("strong", {}, s.name) : h("em", { class: "muted" }, t("lobby.free_seat")),
+            s.kind === "bot" ? `${displayName(s.name)} ` : s.taken ? h("strong", {}, s.name) : h("em", { class: "muted" }, t("lobby.free_seat")),
             mine?.seat === s.seat ? ` (${t("lobby.you")})` : ""))),
         mine ? null : [
           errorBox,
