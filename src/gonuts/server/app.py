@@ -274,6 +274,8 @@ class HttpGuard:
             try:
                 body = await self.read_body(receive, limit)
             except ClientGoneError:
+                if scope.get(CUT_OFF):
+                    return  # too slow: answered 408 and logged (gonuts.server.http)
                 client = scope.get("client")
                 log.warning(
                     "%s %s: the client left before its request body was complete",
@@ -412,13 +414,17 @@ def create_app(
     service: Service | None = None,
     limits: Limits | None = None,
     shutdown_grace: float = 10.0,
+    think_workers: int = 0,
+    clock_scale: float = 1.0,
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default).
 
     ``limits`` bounds what one client may do (sizes, rates, open tables); see
     :class:`gonuts.server.limits.Limits` for the defaults. A finished table nobody has
     watched for ``keep_finished`` seconds leaves memory (it stays in the database). At
-    shutdown, moves being stored get ``shutdown_grace`` seconds to finish.
+    shutdown, moves being stored get ``shutdown_grace`` seconds to finish. Bots and hints
+    think in ``think_workers`` worker processes (0: two threads of this process; ``gonuts
+    serve`` starts one per core but one, :mod:`gonuts.server.thinking`).
     """
     lim = limits or Limits()
     quota = TableQuota(lim.max_open_tables)
@@ -428,12 +434,15 @@ def create_app(
         replace_after=replace_after,
         hint_iterations=hint_iterations,
         keep_finished=keep_finished,
+        think_workers=think_workers,
+        clock_scale=clock_scale,
     )
     static = static_dir or STATIC_DIR
     replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await svc.thinker.start()  # the worker processes import the bots before the first move
         await svc.start()
         yield
         replays.close()
@@ -442,6 +451,7 @@ def create_app(
         await svc.drain(shutdown_grace)
         await svc.close_sockets(CLOSE_RESTART, "server restart")
         await svc.close()
+        svc.thinker.close()
 
     app = FastAPI(
         title="gonuts",
@@ -658,9 +668,20 @@ def create_app(
     async def again(
         table_id: str, request: Request, authorization: AuthHeader = None
     ) -> dict[str, Any]:
-        new_id, seat, token = await svc.again(
-            table_id, bearer(authorization), request_lang(request)
-        )
+        """Play again. The new table counts against the open tables of whoever asks first, as
+        if made with ``POST /api/tables``; the others (or a second click) only take a seat."""
+        key = client_key(request)
+        making = (await svc.get(table_id)).next_table is None
+        if making and not quota.reserve(key, unfinished):
+            raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
+        new_id: str | None = None
+        try:
+            new_id, seat, token = await svc.again(
+                table_id, bearer(authorization), request_lang(request)
+            )
+        finally:
+            if making:
+                quota.settle(key, new_id)
         return {"table": table_summary(await svc.get(new_id)), "seat": seat, "token": token}
 
     @api.get("/tables/{table_id}/state", response_model=State)
@@ -735,6 +756,12 @@ def create_app(
 
     sockets: dict[str, int] = {}
     """Open WebSockets per client address."""
+    handshakes = (
+        BucketMap(lim.ws_connect_rate, lim.ws_connect_burst)
+        if lim.ws_connect_rate is not None
+        else None
+    )
+    """WebSocket handshakes per client address (a reconnect loop, a flood of spectators)."""
 
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
@@ -743,6 +770,10 @@ def create_app(
         if cap is not None and sockets.get(key, 0) >= cap:
             svc.metrics.error(E.RATE_LIMITED)
             await websocket.close(1008, "too many sockets from this address")
+            return
+        if handshakes is not None and handshakes.take(key) is not None:
+            svc.metrics.error(E.RATE_LIMITED)
+            await websocket.close(1008, "too many new sockets from this address")
             return
         sockets[key] = sockets.get(key, 0) + 1
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Protocol
@@ -38,31 +39,127 @@ class Sender(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+CLOSE_SLOW: Final = 1013
+"""Try again later (RFC 6455 registry): a socket that does not read what it is sent fast enough
+is closed with it; the browser client reconnects and gets the full state."""
+SEND_QUEUE_BYTES: Final = 256 * 1024
+"""What one socket may have waiting to be sent before it counts as a slow consumer."""
+
+
 @dataclass(eq=False)
 class Conn:
-    """One WebSocket connection: a seat (None for a spectator) and what it has been sent."""
+    """One WebSocket connection: a seat (None for a spectator), what it has been sent, and its
+    outgoing queue.
+
+    :meth:`push` never waits: the text joins the socket's own queue, drained by a writer task
+    of its own, so a slow or dead socket never delays the others or the event loop. A socket
+    whose queue holds more than ``queue_bytes`` is closed with :data:`CLOSE_SLOW` rather than
+    skip a message (state messages are deltas: a skipped one would corrupt the client's state).
+    """
 
     sender: Sender
     seat: int | None
     lang: str
     sent_events: int = 0
-    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    queue_bytes: int = SEND_QUEUE_BYTES
+    queued: int = 0
+    """Bytes waiting in the queue."""
+    gone: bool = False
+    """Closed (or closing, or too slow): nothing more is queued."""
+    last_summary: str | None = None
+    """The last table summary queued (or carried by ``welcome``): the same one is not resent."""
+    _queue: deque[str] = field(default_factory=deque, repr=False)
+    _writer: asyncio.Task[None] | None = field(default=None, repr=False)
+    _close: tuple[int, str] | None = field(default=None, repr=False)
 
     async def send(self, message: dict[str, Any]) -> None:
-        text = to_json(message)
-        async with self.send_lock:
+        """Queue ``message`` (see :meth:`push`); async for the callers' sake, it never waits."""
+        self.push(to_json(message))
+
+    def push(self, text: str) -> None:
+        """Queue ``text`` for this socket; close the socket if it cannot keep up."""
+        if self.gone:
+            return
+        if self._queue and self.queued + len(text) > self.queue_bytes:
+            self.too_slow()
+            return
+        self._queue.append(text)
+        self.queued += len(text)
+        self._kick()
+
+    def too_slow(self) -> None:
+        """Drop what is queued and close the socket (1013): it reconnects for a full state."""
+        log.warning(
+            "closing a socket that does not keep up (%d bytes waiting, seat %s)",
+            self.queued,
+            self.seat,
+        )
+        self.gone = True
+        self._queue.clear()
+        self.queued = 0
+        # the writer may be stuck in a send that never ends: the close goes beside it
+        task = asyncio.ensure_future(self._close_now(CLOSE_SLOW, "too slow: reconnect"))
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+
+    def _kick(self) -> None:
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._write())
+
+    async def _write(self) -> None:
+        """Send what is queued, in order; then the close, if one was asked for."""
+        queue = self._queue
+        while queue:
+            text = queue.popleft()
+            self.queued -= len(text)
             try:
                 await self.sender.send_text(text)
             except Exception:  # a closed socket: its handler cleans up
                 log.debug("send failed", exc_info=True)
+                self.gone = True
+                queue.clear()
+                self.queued = 0
+                return
+        if self._close is not None:
+            await self._close_now(*self._close)
 
-    async def close(self, code: int, reason: str) -> None:
-        """Close the socket (its handler then disconnects it from its table)."""
-        async with self.send_lock:
-            try:
-                await self.sender.close(code, reason)
-            except Exception:  # closed already
-                log.debug("close failed", exc_info=True)
+    async def _close_now(self, code: int, reason: str) -> None:
+        try:
+            await self.sender.close(code, reason)
+        except Exception:  # closed already
+            log.debug("close failed", exc_info=True)
+
+    async def flush(self, timeout: float | None = None) -> bool:
+        """Wait until everything queued so far is sent (at most ``timeout`` s); True if it was."""
+        writer = self._writer
+        if writer is None or writer.done():
+            return True
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.shield(writer)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self, code: int, reason: str, timeout: float = 2.0) -> None:
+        """Close the socket once what is queued is sent (its handler then disconnects it from
+        its table); after ``timeout`` s of a socket that does not read, close it anyway."""
+        if self._close is not None:
+            await self.flush(timeout)
+            return
+        self._close = (code, reason)
+        self.gone = True
+        if self._writer is None or self._writer.done():
+            await self._close_now(code, reason)
+            return
+        if not await self.flush(timeout):
+            self._queue.clear()
+            self.queued = 0
+            await self._close_now(code, reason)
+
+
+_background: set[asyncio.Task[None]] = set()
+"""Closes of slow sockets under way (a reference, so that they are not collected)."""
 
 
 @dataclass
@@ -107,6 +204,12 @@ class LiveTable:
     next_table: str | None = None
     variants: tuple[str, ...] = ()
     """House rules (RULES.md "Variants") in canonical order; () for the default game."""
+    clock: int | None = None
+    """Seconds per pending human decision (the turn clock, :mod:`gonuts.server.clock`)."""
+    deadlines: dict[int, float] = field(default_factory=dict)
+    """When each human seat that must decide runs out of time (monotonic clock)."""
+    replace_at: dict[int, float] = field(default_factory=dict)
+    """When an absent player's seat is due to be played by a bot (monotonic clock)."""
     game: Game | None = None
     conns: set[Conn] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -123,6 +226,10 @@ class LiveTable:
     """Client ids of the stored actions: (seat, id) -> (notation, version after it)."""
     idle_since: float | None = None
     """When the last connection left a finished table (for ``Service.evict_idle``)."""
+    summary_due: asyncio.TimerHandle | None = None
+    """A coalesced table summary waiting to go out (``Service.summary_soon``)."""
+    summary_sent: float = float("-inf")
+    """When the last table summary went out (monotonic clock)."""
 
     _version_of: Game | None = field(default=None, repr=False)
     _version: int = field(default=0, repr=False)

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -27,6 +26,8 @@ from gonuts.events import Event
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
 from gonuts.server import i18n
+from gonuts.server.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
+from gonuts.server.clock import MAX_CLOCK, MIN_CLOCK, deadlines_json, replace_in
 from gonuts.server.errors import ErrorCode, ServiceError, error_text
 from gonuts.server.live import LiveTable
 from gonuts.server.store import GameListing
@@ -53,8 +54,9 @@ class CreateTable(Strict):
     name: str | None = Field(default=None, max_length=200)
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
     """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
-    variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
-    """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
+    clock: int | None = Field(default=None, ge=MIN_CLOCK, le=MAX_CLOCK)
+    """Seconds per decision (the turn clock), null for none; absent: the default
+    (:func:`gonuts.server.clock.default_clock`)."""
 
 
 class CreateTutorial(Strict):
@@ -99,8 +101,14 @@ class Ping(Strict):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | Act | Hints | Lang | Ping, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping] = TypeAdapter(ClientMessage)
+class Back(Strict):
+    """I'm back: take my seat back from the bot playing it (the turn clock's)."""
+
+    type: Literal["back"]
+
+
+ClientMessage = Annotated[Hello | Act | Hints | Lang | Ping | Back, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping | Back] = TypeAdapter(ClientMessage)
 
 # -- server -> client: HTTP responses and socket messages -----------------------------------------
 
@@ -118,6 +126,10 @@ class SeatSummary(Out):
     taken: bool
     connected: bool
     bot_playing: bool
+    deadline: float | None
+    """Seconds this seat has left to decide (the turn clock), or null."""
+    replace_in: float | None
+    """Seconds until a bot plays for this absent player, or null."""
 
 
 class TableSummary(Out):
@@ -134,6 +146,8 @@ class TableSummary(Out):
     next_table: str | None
     variants: list[str]
     """The table's house rules, in RULES.md order ([] for the default game)."""
+    clock: int | None
+    """Seconds per decision (the turn clock), or null for none."""
 
 
 class Seated(Out):
@@ -211,6 +225,8 @@ class State(Out):
     events: list[dict[str, Any]]
     events_from: int
     breakdown: list[dict[str, Any]] | None
+    deadlines: dict[str, float]
+    """Seconds left to each human seat that must decide now, by seat (the turn clock)."""
 
 
 class Ack(Out):
@@ -253,13 +269,48 @@ class Pong(Out):
     type: Literal["pong"]
 
 
-ServerMessage = Annotated[
-    Welcome | TableMessage | State | Ack | ErrorMessage | HintMessage | NextTable | Pong,
-    Field(discriminator="type"),
-]
-SERVER_MESSAGE: TypeAdapter[
-    Welcome | TableMessage | State | Ack | ErrorMessage | HintMessage | NextTable | Pong
-] = TypeAdapter(ServerMessage)
+class Timeout(Out):
+    """Time ran out for ``seat``: a bot decided for it (the action only to that seat)."""
+
+    type: Literal["timeout"]
+    seat: int
+    version: int
+    action: str | None
+    label: str | None
+    bot_playing: bool
+    text: str
+
+
+class AwayDecision(Out):
+    version: int
+    action: str
+    label: str
+    by: Literal["clock", "bot"]
+
+
+class Away(Out):
+    """To a player who is back: the decisions made for them meanwhile."""
+
+    type: Literal["away"]
+    seat: int
+    text: str
+    decisions: list[AwayDecision]
+
+
+Server = (
+    Welcome
+    | TableMessage
+    | State
+    | Ack
+    | ErrorMessage
+    | HintMessage
+    | NextTable
+    | Pong
+    | Timeout
+    | Away
+)
+ServerMessage = Annotated[Server, Field(discriminator="type")]
+SERVER_MESSAGE: TypeAdapter[Server] = TypeAdapter(ServerMessage)
 """Every message the server sends over a socket (for clients and tests to check against)."""
 
 
@@ -283,6 +334,7 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
     """:class:`TableSummary` of ``table`` (public: no tokens, no deck)."""
     game = table.game
     over = game is not None and game.is_over
+    deadlines = deadlines_json(table)
     return {
         "id": table.id,
         "status": table.status,
@@ -296,6 +348,8 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
                 "taken": s.taken,
                 "connected": s.kind == "bot" or table.connected(s.seat),
                 "bot_playing": s.bot_level is not None,
+                "deadline": deadlines.get(str(s.seat)),
+                "replace_in": replace_in(table, s.seat),
             }
             for s in table.seats
         ],
@@ -307,6 +361,7 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
         "winners": list(game.winner_seats) if over and game is not None else [],
         "next_table": table.next_table,
         "variants": list(table.variants),
+        "clock": table.clock,
     }
 
 
@@ -337,6 +392,7 @@ def state_message(
         "events": [event_json(e, names, lang) for e in events],
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
+        "deadlines": deadlines_json(table),
     }
     return msg, len(view.events)
 
@@ -370,7 +426,7 @@ def action_json(action: Action, names: Sequence[str], lang: str) -> dict[str, An
     return _action_json(action, tuple(names), lang)
 
 
-@functools.lru_cache(maxsize=4096)
+@byte_lru(ACTIONS_CACHE_BYTES)
 def _action_json(action: Action, names: tuple[str, ...], lang: str) -> dict[str, Any]:
     return {  # shared between messages: never mutated
         "action": action.notation,
@@ -435,7 +491,7 @@ def event_json(event: Event, names: Sequence[str], lang: str) -> dict[str, Any]:
     return _event_json(event, tuple(names), lang)
 
 
-@functools.lru_cache(maxsize=4096)
+@byte_lru(EVENTS_CACHE_BYTES)
 def _event_json(event: Event, names: tuple[str, ...], lang: str) -> dict[str, Any]:
     out: dict[str, Any] = event.to_json()
     out["text"] = i18n.describe_event(event, names, lang)

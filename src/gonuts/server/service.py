@@ -15,6 +15,7 @@ place. Storage, relay, messages, lobby rules and the socket are their own module
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import time
@@ -22,15 +23,18 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from gonuts.actions import Action, parse_action
-from gonuts.bots import Bot, hint, make_bot
+from gonuts.bots import Bot, make_bot
 from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
+from gonuts.server.clock import CLOCK_ID, TurnClock
 from gonuts.server.db import hash_token
 from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat
+from gonuts.server.limits import BucketMap
+from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat, to_json
 from gonuts.server.lobby import check_name, derived_token, new_table, new_token
 from gonuts.server.messages import (
+    error_message,
     game_listing_json,
     hint_message,
     public_view_json,
@@ -81,7 +85,10 @@ class Service:
         hint_iterations: int = 300,
         bot_factory: BotFactory | None = None,
         keep_finished: float = 300.0,
-        hint_workers: int = 2,
+        think_workers: int = 0,
+        thinker: Thinker | None = None,
+        hint_toggles: tuple[float, int] | None = (0.5, 5),
+        clock_scale: float = 1.0,
     ) -> None:
         self.store = store
         self.relay: Relay = relay if relay is not None else relay_for(store)
@@ -98,7 +105,17 @@ class Service:
         self._sweeper: asyncio.Task[None] | None = None
         self._stores = 0
         """Actions being stored right now (a graceful shutdown waits for them)."""
-        self._hint_slots = asyncio.Semaphore(hint_workers)
+        self.thinker = thinker or Thinker(think_workers, metrics=self.metrics)
+        """Bot decisions and hints run here: worker processes (``think_workers``; 0: threads
+        of this process), fairly queued and bounded (:mod:`gonuts.server.thinking`)."""
+        self._toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
+        """Hint toggles per seat: (rate per second, burst); 5 per 10 s by default."""
+        self.clock = TurnClock(self, scale=clock_scale)
+        """Turn clocks (:mod:`gonuts.server.clock`); ``clock_scale`` shortens them in tests."""
+        self.summary_interval = 0.1
+        self.summary_per_socket = 0.001
+        """Coalesced table summaries: at most one per table per interval, or per this much
+        per socket on a big table (1 s at 1,000 sockets): :meth:`summary_soon`."""
 
     @property
     def tables(self) -> Mapping[str, LiveTable]:
@@ -130,11 +147,14 @@ class Service:
         if self._sweeper is not None:
             self._sweeper.cancel()
         for table in self._tables.values():
+            if table.summary_due is not None:
+                table.summary_due.cancel()
             for task in [table.bot_task, *table.replace_tasks.values()]:
                 if task is not None:
                     task.cancel()
         for task in list(self._tasks):
             task.cancel()
+        self.clock.close()
         self.store.close()
 
     def readiness(self) -> str | None:
@@ -193,6 +213,7 @@ class Service:
         for s in table.seats:
             if s.kind == "human" and not s.replaced and s.seat not in table.replace_tasks:
                 table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
+                table.replace_at[s.seat] = time.monotonic() + self.replace_after
 
     def _load(self, table_id: str) -> LiveTable:
         stored = self.store.load(table_id) if isinstance(table_id, str) else None
@@ -210,6 +231,7 @@ class Service:
             ],
             next_table=stored.next_table,
             variants=stored.variants,
+            clock=stored.clock,
         )
         if stored.status != "open":
             game = table.new_game()
@@ -394,6 +416,7 @@ class Service:
                 # after the first-game guide, a real game: the coach's seat is an easy bot
                 seats = [(s.kind, again_level(s.level)) for s in table.seats]
                 new, _, _ = new_table(seats, None, lang, table.variants)
+                new = dataclasses.replace(new, clock=table.clock)
                 table.next_table, created = self.store.create_next(table.id, new)
         next_id = table.next_table
         assert next_id is not None
@@ -427,7 +450,7 @@ class Service:
                 seat.replaced = False
                 table.bots.pop(conn.seat, None)
             self.relay.announce(table)
-        await self.broadcast_table(table, exclude=conn)
+        self.summary_soon(table)
 
     async def disconnect(self, table: LiveTable, conn: Conn) -> None:
         table.conns.discard(conn)
@@ -437,7 +460,7 @@ class Service:
             self.store.update_seat(table.id, seat, seen=True)
             self._clock_if_absent(table, table.seats[seat])
             self.relay.announce(table)
-        await self.broadcast_table(table)
+        self.summary_soon(table)
 
     def _clock_if_absent(self, table: LiveTable, s: Seat) -> None:
         """A human connected nowhere during the game: start their replacement clock."""
@@ -449,6 +472,7 @@ class Service:
             and s.seat not in table.replace_tasks
         ):
             table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
+            table.replace_at[s.seat] = time.monotonic() + self.replace_after
 
     def presence_changed(self, table: LiveTable, before: list[bool]) -> None:
         """Other processes' sockets came or went (the relay heard): stop or start replacement
@@ -460,7 +484,7 @@ class Service:
             else:
                 self._clock_if_absent(table, s)
         if before != table.connected_seats():
-            self._spawn(self.broadcast_table(table))
+            self.summary_soon(table)
 
     async def _replace_later(self, table: LiveTable, seat: int) -> None:
         await asyncio.sleep(self.replace_after)
@@ -474,8 +498,14 @@ class Service:
         self.kick_bots(table)
 
     async def set_hints(self, table: LiveTable, conn: Conn, on: bool) -> None:
+        """Hints on or off for ``conn``'s seat; ``rate_limited`` beyond the seat's toggles
+        (all its sockets together), and then nothing is written."""
         if conn.seat is None:
             raise ServiceError(E.SPECTATOR)
+        if self._toggles is not None and self._toggles.take(f"{table.id}:{conn.seat}"):
+            rate, burst = self._toggles.rate, self._toggles.burst
+            detail = f"at most {burst:g} hint toggles per {burst / rate:g} s"
+            raise ServiceError(E.RATE_LIMITED, detail)
         if table.seats[conn.seat].hints != on:  # a repeated toggle writes nothing
             self.store.update_seat(table.id, conn.seat, hints=on)
             table.seats[conn.seat].hints = on
@@ -508,12 +538,15 @@ class Service:
         another action is ``malformed``.
         """
         started = time.perf_counter()
+        if client_id is not None and client_id.startswith(CLOCK_ID):
+            raise ServiceError(E.MALFORMED, f"ids starting with {CLOCK_ID!r} are the server's", 422)
         async with table.lock:
             version, replayed = self._apply_locked(table, seat, notation, client_id)
             if ack is not None:
                 await ack(version)
         if replayed:
             return version, True
+        await self.clock.acted(table, seat)  # a bot no longer plays for them, if one did
         self.metrics.moves.labels("player").inc()
         self.metrics.move_latency.observe(time.perf_counter() - started)
         await self.broadcast_state(table)
@@ -591,10 +624,19 @@ class Service:
 
     def kick_bots(self, table: LiveTable) -> None:
         """Let the bots of ``table`` move if it is their turn (one task per table at a time)."""
+        self.clock.arm(table)  # (and give the humans to move their deadlines)
         if table.status != "playing" or not table.bots:
             return  # (no bot at this table: no task to start and finish per move)
         if table.bot_task is None or table.bot_task.done():
             table.bot_task = asyncio.ensure_future(self._drive_bots(table))
+
+    async def bot_decision(self, table: LiveTable, level: str, view: PlayerView) -> Action:
+        """A ``level`` bot's decision at ``view`` for the turn clock: in the thinker's workers,
+        or here for bots of the caller's own making."""
+        if self.bot_factory is _default_bot_factory:
+            return await self.thinker.decide(table.id, level, view)
+        bot = self.bot_factory(level, secrets.randbits(32))
+        return await asyncio.to_thread(bot.choose, view)
 
     async def _drive_bots(self, table: LiveTable) -> None:
         while table.status == "playing" and table.game is not None:
@@ -609,11 +651,17 @@ class Service:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             for seat, view in turns:
-                bot = table.bots[seat]
+                bot = table.bots.get(seat)
+                if bot is None or table.seats[seat].bot_level is None:
+                    continue  # the human came back during the delay (or said so)
                 level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
                 started = time.perf_counter()
                 try:
-                    action = await asyncio.to_thread(bot.choose, view)
+                    if self.bot_factory is _default_bot_factory and level != TUTORIAL_LEVEL:
+                        # a worker decides, in turn (the tutorial's coach is scripted: here)
+                        action = await self.thinker.decide(table.id, level, view)
+                    else:  # bots of the caller's own making think here
+                        action = await asyncio.to_thread(bot.choose, view)
                 except Exception:
                     log.exception("bot failed at table %s seat %s", table.id, seat)
                     return
@@ -646,18 +694,23 @@ class Service:
             self._spawn(self._send_hint(table, seat, version, game.view(seat)))
 
     async def _send_hint(self, table: LiveTable, seat: int, version: int, view: PlayerView) -> None:
-        try:
-            async with self._hint_slots:  # hint searches across the process, bounded
-                if table.version != version:
-                    return
-                result = await asyncio.to_thread(
-                    hint, view, iterations=self.hint_iterations, seed=version
-                )
-        except ValueError:
+        try:  # in the thinker's fair, bounded queue; dropped there once the version moved on
+            data = await self.thinker.hint(
+                table.id,
+                view,
+                self.hint_iterations,
+                version,
+                stale=lambda: table.version != version,
+            )
+        except HintUnavailableError as exc:
+            table.hinted.discard((seat, version))  # asking again later may find room
+            for conn in list(table.conns):
+                if conn.seat == seat:
+                    detail = f"hint unavailable: {exc}; try again later"
+                    await conn.send(error_message(E.RATE_LIMITED, conn.lang, detail))
             return
-        if table.version != version:
+        if data is None or table.version != version:
             return
-        data = result.to_dict()
         for key in [k for k in table.hint_results if k[1] != version]:
             del table.hint_results[key]
         table.hint_results[(seat, version)] = data
@@ -676,40 +729,94 @@ class Service:
         view: PlayerView | None = None,
         public: dict[str, Any] | None = None,
     ) -> None:
+        """Queue ``conn``'s state (its new events only, unless ``full``); never waits."""
+        self.clock.arm(table)
+        self._push_state(table, conn, full=full, view=view, public=public)
+        if full:  # a player back at the table hears what was decided for them meanwhile
+            await self.clock.welcome(table, conn)
+
+    @staticmethod
+    def _push_state(
+        table: LiveTable,
+        conn: Conn,
+        *,
+        full: bool = False,
+        view: PlayerView | None = None,
+        public: dict[str, Any] | None = None,
+        made: dict[tuple[int | None, str, int], tuple[str, int]] | None = None,
+    ) -> None:
+        """``made``: the texts built so far in one broadcast, by (seat, language, events
+        already sent): a thousand spectators of one table share one message."""
         if table.game is None:
             return
         if full:
             conn.sent_events = 0
-        msg, count = state_message(
-            table, conn.seat, conn.lang, conn.sent_events, view=view, public=public
-        )
-        conn.sent_events = count
-        await conn.send(msg)
+        key = (conn.seat, conn.lang, conn.sent_events)
+        done = made.get(key) if made is not None else None
+        if done is None:
+            msg, count = state_message(
+                table, conn.seat, conn.lang, conn.sent_events, view=view, public=public
+            )
+            done = (to_json(msg), count)
+            if made is not None:
+                made[key] = done
+        conn.sent_events = done[1]
+        conn.push(done[0])
 
     async def broadcast_state(self, table: LiveTable) -> None:
+        """Queue the new state on every socket of ``table`` (each has its own writer: this
+        never waits for a client)."""
+        await self.clock.sync(table)  # timeouts to announce, deadlines to arm
         conns = list(table.conns)
         game = table.game
         if game is not None and conns:
             views = game.views({c.seat for c in conns})  # public parts built once
             public = public_view_json(next(iter(views.values())))
+            made: dict[tuple[int | None, str, int], tuple[str, int]] = {}
             for conn in conns:
-                if table.game is game:
-                    await self.send_state(table, conn, view=views[conn.seat], public=public)
-                else:  # the game moved on while a send waited: build that seat's view afresh
-                    await self.send_state(table, conn)
+                self._push_state(table, conn, view=views[conn.seat], public=public, made=made)
         self.schedule_hints(table)
 
     async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None:
-        msg = {"type": "table", "table": table_summary(table)}
+        """Queue the table summary on every socket of ``table`` now (a seat, the status or the
+        next table changed); it stands for a coalesced one that was due."""
+        if table.summary_due is not None:
+            table.summary_due.cancel()
+            table.summary_due = None
+        self._push_summary(table, exclude)
+
+    def summary_soon(self, table: LiveTable) -> None:
+        """Send the table summary soon, coalesced (sockets coming and going): at most one per
+        table every ``summary_interval`` s, or every ``summary_per_socket`` s per socket on a
+        big table, carrying the latest. A thousand spectators arriving used to send a million
+        summaries one after another (issue 17)."""
+        if table.summary_due is not None:
+            return
+        interval = max(self.summary_interval, self.summary_per_socket * len(table.conns))
+        delay = max(0.0, table.summary_sent + interval - time.monotonic())
+        loop = asyncio.get_running_loop()
+        table.summary_due = loop.call_later(delay, self._summary_now, table)
+
+    def _summary_now(self, table: LiveTable) -> None:
+        table.summary_due = None
+        self._push_summary(table)
+
+    @staticmethod
+    def _push_summary(table: LiveTable, exclude: Conn | None = None) -> None:
+        """The summary, serialized once, to every socket that has not already got this very
+        text (a new socket's ``welcome`` carries it)."""
+        table.summary_sent = time.monotonic()
+        text = to_json({"type": "table", "table": table_summary(table)})
         for conn in list(table.conns):
-            if conn is not exclude:
-                await conn.send(msg)
+            if conn is not exclude and conn.last_summary != text:
+                conn.last_summary = text
+                conn.push(text)
 
     async def close_sockets(self, code: int, reason: str) -> None:
-        """Ask every socket of this process to close (a shutdown): ``reason`` is sent first."""
-        for table in list(self._tables.values()):
-            for conn in list(table.conns):
-                await conn.close(code, reason)
+        """Ask every socket of this process to close (a shutdown): what is queued and
+        ``reason`` are sent first; all at once, so one that does not read delays nobody."""
+        conns = [c for t in list(self._tables.values()) for c in list(t.conns)]
+        await asyncio.gather(*(c.close(code, reason) for c in conns))
 
     # -- listings and records ---------------------------------------------------------------------
 

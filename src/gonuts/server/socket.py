@@ -7,7 +7,6 @@ parsing), turns them into calls on the service, and turns refusals into ``error`
 from __future__ import annotations
 
 import asyncio
-import json
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
@@ -15,10 +14,11 @@ from pydantic import ValidationError
 from gonuts.server import i18n
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.limits import Limits, TokenBucket
-from gonuts.server.live import Conn, LiveTable
+from gonuts.server.live import Conn, LiveTable, to_json
 from gonuts.server.messages import (
     CLIENT_MESSAGE,
     Act,
+    Back,
     Hello,
     Hints,
     Lang,
@@ -29,7 +29,7 @@ from gonuts.server.messages import (
 from gonuts.server.service import Service
 
 E = ErrorCode
-ClientMessage = Hello | Act | Hints | Lang | Ping
+ClientMessage = Hello | Act | Hints | Lang | Ping | Back
 
 CLOSE_BAD_TOKEN = 4403
 CLOSE_UNKNOWN_TABLE = 4404
@@ -65,13 +65,14 @@ class LiveSocket:
         rate = self.limits.ws_rate
         self.bucket = TokenBucket(rate, self.limits.ws_burst) if rate is not None else None
         self.strikes = 0
+        self.conn = Conn(websocket, None, self.lang, queue_bytes=self.limits.ws_send_queue)
+        """Everything this socket is sent goes through its queue, in order (errors too)."""
 
     async def error(
         self, code: ErrorCode, detail: str | None = None, id_: str | None = None
     ) -> None:
         self.svc.metrics.error(code)
-        msg = error_message(code, self.lang, detail, id_)
-        await self.ws.send_text(json.dumps(msg, ensure_ascii=False))
+        await self.conn.send(error_message(code, self.lang, detail, id_))
 
     async def within_rate(self) -> bool:
         """Take a token; refuse the message if none, and close the socket of a flooder."""
@@ -85,7 +86,7 @@ class LiveSocket:
         self.strikes += 1
         if self.strikes >= self.limits.ws_strikes:
             await self.error(E.RATE_LIMITED, "closing the connection")
-            await self.ws.close(CLOSE_POLICY)
+            await self.conn.close(CLOSE_POLICY, "too many messages")
             raise WebSocketDisconnect(CLOSE_POLICY)
         await self.error(E.RATE_LIMITED, f"at most {bucket.rate:g} messages a second")
         return False
@@ -133,7 +134,7 @@ class LiveSocket:
                 table = await self.svc.get(table_id)
             except ServiceError:
                 await self.error(E.UNKNOWN_TABLE)
-                await self.ws.close(CLOSE_UNKNOWN_TABLE)
+                await self.conn.close(CLOSE_UNKNOWN_TABLE, "unknown table")
                 return
             timeout = self.limits.hello_timeout
             try:
@@ -141,16 +142,16 @@ class LiveSocket:
                     hello = await self.wait_hello()
             except TimeoutError:
                 await self.error(E.MALFORMED, f"send hello within {timeout:g} s")
-                await self.ws.close(CLOSE_POLICY)
+                await self.conn.close(CLOSE_POLICY, "no hello")
                 return
-            self.lang = i18n.normalize(hello.lang) or i18n.DEFAULT_LANG
+            self.lang = self.conn.lang = i18n.normalize(hello.lang) or i18n.DEFAULT_LANG
             seat: int | None = None
             if hello.token is not None:
                 try:
                     seat = self.svc.seat_for_token(table, hello.token)
                 except ServiceError:
                     await self.error(E.BAD_TOKEN)
-                    await self.ws.close(CLOSE_BAD_TOKEN)
+                    await self.conn.close(CLOSE_BAD_TOKEN, "bad token")
                     return
             # the same object the others use (a finished table may have been let go meanwhile)
             table = await self.svc.get(table_id)
@@ -158,17 +159,20 @@ class LiveSocket:
             watching = sum(1 for c in table.conns if c.seat is None)
             if seat is None and cap is not None and watching >= cap:
                 await self.error(E.TABLE_FULL, f"at most {cap} spectators")
-                await self.ws.close(CLOSE_POLICY)
+                await self.conn.close(CLOSE_POLICY, "table full")
                 return
             await self.session(table, seat)
         except WebSocketDisconnect:
             return
 
     async def session(self, table: LiveTable, seat: int | None) -> None:
-        conn = Conn(self.ws, seat, self.lang)
+        conn = self.conn
+        conn.seat = seat
         await self.svc.connect(table, conn)
         try:
             s = table.seats[seat] if seat is not None else None
+            summary = table_summary(table)
+            conn.last_summary = to_json({"type": "table", "table": summary})
             await conn.send(
                 {
                     "type": "welcome",
@@ -177,7 +181,7 @@ class LiveSocket:
                     "spectator": seat is None,
                     "hints": s.hints if s is not None else False,
                     "lang": self.lang,
-                    "table": table_summary(table),
+                    "table": summary,
                 }
             )
             await self.svc.send_state(table, conn, full=True)
@@ -206,6 +210,11 @@ class LiveSocket:
         elif isinstance(msg, Hints):
             try:
                 await self.svc.set_hints(table, conn, msg.on)
+            except ServiceError as exc:
+                await self.error(exc.code, exc.detail)
+        elif isinstance(msg, Back):
+            try:
+                await self.svc.clock.back(table, conn)
             except ServiceError as exc:
                 await self.error(exc.code, exc.detail)
         else:

@@ -69,6 +69,8 @@ class StoredTable:
     next_table: str | None = None
     variants: tuple[str, ...] = ()
     """House rules in canonical order (the ``variants`` column holds them comma-separated)."""
+    clock: int | None = None
+    """Seconds per pending human decision (the turn clock); None: no clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +189,7 @@ class TableStore:
             status=table.status,
             seats=seats,
             variants=",".join(table.variants),
+            clock=table.clock,
         )
 
     def load(self, table_id: str) -> StoredTable | None:
