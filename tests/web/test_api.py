@@ -113,7 +113,8 @@ def test_http_action_refusals(client: TestClient) -> None:
         "illegal"
     )
     assert error_code(client.post(url, json={"action": 3}, headers=auth(token))) == "malformed"
-    assert state(client, tid, token) == before
+    # nothing changed (but the turn clock's countdown, which runs on)
+    assert {**state(client, tid, token), "deadlines": {}} == {**before, "deadlines": {}}
     ok = client.post(url, json={"action": "pick 1"}, headers=auth(token))
     assert ok.json() == {"ok": True, "version": 1}
     # out of turn: seat 0 has picked, seat 1 has not
