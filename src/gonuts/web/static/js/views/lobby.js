@@ -3,8 +3,11 @@
 
 import { api } from "../api.js";
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { displayName, t } from "../i18n.js";
 import { rememberName, saveSeat, savedName } from "../session.js";
+import { VARIANTS, variantBadge, variantChoices } from "../variants.js";
+import { startTutorial } from "./tutorial.js";
+import { accountNote, signedInName } from "./account.js";
 
 const SEAT_CHOICES = ["human", "easy", "medium", "hard"];
 
@@ -38,6 +41,7 @@ export class LobbyPage {
     this.root = root;
     this.navigate = navigate;
     this.seats = ["human", "easy", "easy"];
+    this.variants = new Set();
     this.tables = [];
     this.error = "";
     this.timer = null;
@@ -65,20 +69,28 @@ export class LobbyPage {
 
   render() {
     this.nameBox = nameInput("player-name");
+    signedInName(this.nameBox); // a signed-in player sits under the account's name
     this.errorBox = h("div", { role: "alert" });
     this.seatBox = h("ol", { class: "seat-list" });
     this.tableBox = h("div", { "data-testid": "table-list" });
     mount(this.root,
       h("div", { class: "lobby" },
+        h("section", { class: "panel learn", "aria-labelledby": "learn-title" },
+          h("h2", { id: "learn-title" }, t("tutorial.learn")),
+          h("p", { class: "muted" }, t("tutorial.learn_hint")),
+          h("button", { type: "button", "data-testid": "learn", onclick: () => this.#learn() }, t("tutorial.start"))),
         h("section", { class: "panel", "aria-labelledby": "create-title" },
           h("h2", { id: "create-title" }, t("lobby.create")),
+          accountNote(),
           this.errorBox,
           h("label", { for: "player-name" }, t("lobby.your_name"), this.nameBox),
           h("h3", {}, t("lobby.seats")),
           this.seatBox,
           h("div", { class: "row-inline" },
             h("button", { type: "button", class: "secondary", "data-testid": "add-seat", onclick: () => this.#resize(1) }, `+ ${t("lobby.add_seat")}`),
-            h("button", { type: "button", class: "secondary", "data-testid": "remove-seat", onclick: () => this.#resize(-1) }, `− ${t("lobby.remove_seat")}`),
+            h("button", { type: "button", class: "secondary", "data-testid": "remove-seat", onclick: () => this.#resize(-1) }, `− ${t("lobby.remove_seat")}`)),
+          variantChoices(this.variants),
+          h("div", { class: "row-inline" },
             h("button", { type: "button", "data-testid": "create", onclick: () => this.#create() }, t("lobby.create")))),
         h("section", { class: "panel", "aria-labelledby": "tables-title" },
           h("h2", { id: "tables-title" }, t("lobby.open_tables")),
@@ -106,9 +118,9 @@ export class LobbyPage {
     const playing = this.tables.filter((tb) => tb.status === "playing");
     const item = (tb) => {
       const taken = tb.seats.filter((s) => s.taken).length;
-      const names = tb.seats.map((s) => s.name ?? `(${t("lobby.free_seat")})`).join(", ");
+      const names = tb.seats.map((s) => (s.name ? displayName(s.name) : `(${t("lobby.free_seat")})`)).join(", ");
       return h("li", { dataset: { table: tb.id } },
-        h("span", {}, h("strong", {}, `${taken}/${tb.players}`), " ", names),
+        h("span", {}, h("strong", {}, `${taken}/${tb.players}`), " ", names, tb.variants?.length ? [" ", variantBadge(tb.variants)] : null),
         h("span", { class: "row-inline" },
           tb.status === "open"
             ? h("button", { type: "button", onclick: () => this.navigate(tb.invite_url) }, t("lobby.join"))
@@ -128,6 +140,14 @@ export class LobbyPage {
     this.renderSeats();
   }
 
+  async #learn() {
+    try {
+      await startTutorial(this.navigate);
+    } catch (e) {
+      mount(this.errorBox, h("div", { class: "error-banner" }, e.message));
+    }
+  }
+
   async #create() {
     const showError = (m) => mount(this.errorBox, h("div", { class: "error-banner" }, m));
     const hasHuman = this.seats.includes("human");
@@ -135,7 +155,7 @@ export class LobbyPage {
     if (hasHuman && !name) return;
     const seats = this.seats.map((c) => (c === "human" ? { kind: "human" } : { kind: "bot", level: c }));
     try {
-      const res = await api.create(seats, name ?? undefined);
+      const res = await api.create(seats, name ?? undefined, { variants: VARIANTS.filter((v) => this.variants.has(v)) });
       saveSeat(res.table.id, res.seat, res.token);
       this.navigate(`/t/${res.table.id}${res.token ? "" : "?watch=1"}`);
     } catch (e) {
