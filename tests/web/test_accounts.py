@@ -47,7 +47,7 @@ def signup(client: TestClient, name: str, password: str = PASSWORD) -> str:
     """Sign up ``name``; its session token (the client's cookie jar is emptied again)."""
     r = client.post("/api/account/signup", json={"name": name, "password": password})
     assert r.status_code == 201, r.text
-    token = r.cookies[COOKIE]
+    token = str(r.cookies[COOKIE])
     client.cookies.clear()
     return token
 

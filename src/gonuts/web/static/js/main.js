@@ -5,7 +5,10 @@ import { api } from "./api.js";
 import { donutArt } from "./cards.js";
 import { h, mount } from "./dom.js";
 import { LANGUAGES, currentLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { AccountPage, accountLinks, onAccountChange, refreshAccount } from "./views/account.js";
+import { LeaderboardPage } from "./views/leaderboard.js";
 import { LobbyPage } from "./views/lobby.js";
+import { ProfilePage } from "./views/profile.js";
 import { NotFoundPage } from "./views/notfound.js";
 import { ReplayListPage, ReplayPage } from "./views/replays.js";
 import { TablePage } from "./views/tablepage.js";
@@ -23,7 +26,9 @@ function renderHeader() {
     h("nav", { "aria-label": t("app.title") },
       h("a", { href: "/", "data-link": "" }, t("app.lobby")),
       h("a", { href: "/replays", "data-link": "" }, t("app.replays")),
+      h("a", { href: "/leaderboard", "data-link": "" }, t("leaderboard.title")),
       h("a", { href: `/rules?lang=${lang}`, target: "_blank", rel: "noopener" }, t("app.rules"))),
+    accountLinks(navigate),
     h("label", { class: "toggle", for: "lang-select" },
       h("span", { class: "sr-only" }, t("app.language")),
       h("select", {
@@ -44,6 +49,12 @@ function route() {
     page = new TablePage(main, decodeURIComponent(m[1]), navigate, { watch: params.has("watch") });
   } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
     page = new ReplayPage(main, decodeURIComponent(m[1]));
+  } else if (path === "/account") {
+    page = new AccountPage(main, navigate);
+  } else if (path === "/leaderboard") {
+    page = new LeaderboardPage(main, navigate);
+  } else if ((m = path.match(/^\/players\/([^/]+)\/?$/))) {
+    page = new ProfilePage(main, decodeURIComponent(m[1]), navigate);
   } else if (path.startsWith("/replays")) {
     page = new ReplayListPage(main, navigate);
   } else if (path === "/" || path === "/index.html") {
@@ -80,7 +91,9 @@ async function boot() {
   } else {
     await setLanguage(lang);
   }
+  await refreshAccount();
   renderHeader();
+  onAccountChange(() => renderHeader());
   onLanguageChange(() => {
     renderHeader();
     // Pages re-render in the new language; the table keeps its socket and asks for a new state.
