@@ -22,7 +22,8 @@ export class TableScreen {
   /**
    * @param {HTMLElement} root
    * @param {TableHandlers} handlers
-   * @param {{animate?: boolean, title?: string}} [options]
+   * @param {{animate?: boolean, title?: string, latestOnly?: boolean}} [options]
+   *   latestOnly: a newer update cancels the animation of an older one and skips it (replays)
    */
   constructor(root, handlers, options = {}) {
     this.root = root;
@@ -57,7 +58,7 @@ export class TableScreen {
     if (!this.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
     if (!/^[1-9]$/.test(e.key) || document.querySelector("dialog[open]")) return;
     const target = /** @type {HTMLElement|null} */ (e.target);
-    if (target?.closest?.("input, select, textarea")) return;
+    if (target?.closest?.("input:not([type=checkbox]):not([type=radio]), select, textarea")) return;
     const button = /** @type {HTMLButtonElement|null} */ (
       this.root.querySelector(`[data-testid="pick-${e.key}"]`));
     if (!button || button.disabled) return;
