@@ -63,6 +63,17 @@ def _count(text: str) -> int | None:
     return int(text) or None
 
 
+def _workers(text: str) -> int:
+    if not text.strip().isdigit():
+        raise SettingError("is not a whole number ≥ 0 (0: threads of the server process)")
+    return int(text)
+
+
+def _default_workers() -> int:
+    """One thinking process per core but one (the event loop's), at least one."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
 def _level(text: str) -> str:
     if text.lower() not in LOG_LEVELS:
         raise SettingError(f"is not one of {', '.join(LOG_LEVELS)}")
@@ -108,8 +119,10 @@ SETTINGS: Final = (
         lambda: None,
     ),
     Setting("header_timeout", "GONUTS_HEADER_TIMEOUT", _positive_seconds, lambda: 10.0),
+    Setting("body_timeout", "GONUTS_BODY_TIMEOUT", _positive_seconds, lambda: 30.0),
     Setting("keep_alive", "GONUTS_KEEP_ALIVE", _positive_seconds, lambda: 5.0),
     Setting("max_connections", "GONUTS_MAX_CONNECTIONS", _count, lambda: 2000),
+    Setting("think_workers", "GONUTS_THINK_WORKERS", _workers, _default_workers),
 )
 """Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
 
@@ -207,6 +220,13 @@ def register(sub: Any) -> None:
         "(default 10)",
     )
     p.add_argument(
+        "--body-timeout",
+        default=None,
+        metavar="S",
+        help="answer 408 and close a connection whose request body is not complete S seconds "
+        "after its headers (default 30)",
+    )
+    p.add_argument(
         "--keep-alive",
         default=None,
         metavar="S",
@@ -218,6 +238,13 @@ def register(sub: Any) -> None:
         metavar="N",
         help="connections (HTTP and WebSocket) open at once; more are refused "
         "(default 2000; 0: no limit)",
+    )
+    p.add_argument(
+        "--think-workers",
+        default=None,
+        metavar="N",
+        help="worker processes for bot moves and hints (default: one per core but one; "
+        "0: two threads of the server process, for tiny installs)",
     )
     p.set_defaults(handler=run)
 
@@ -286,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
         bot_delay=settings["bot_delay"],
         replace_after=settings["replace_after"],
         shutdown_grace=settings["shutdown_grace"],
+        think_workers=settings["think_workers"],
     )
     host, port = settings["host"], settings["port"]
     shown_host = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
@@ -308,7 +336,9 @@ def run(args: argparse.Namespace) -> int:
         forwarded_allow_ips=settings["forwarded_allow_ips"] or "",
         timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
         # slow clients: uvicorn has no header timeout of its own (gonuts.server.http)
-        http=guarded_protocol(settings["header_timeout"], settings["max_connections"]),
+        http=guarded_protocol(
+            settings["header_timeout"], settings["max_connections"], settings["body_timeout"]
+        ),
         timeout_keep_alive=math.ceil(settings["keep_alive"]),
         limit_concurrency=settings["max_connections"],
     )

@@ -4,8 +4,10 @@
 * a token bucket per WebSocket connection (excess messages are refused with ``rate_limited``;
   a connection that keeps going is closed with 1008) and one per client address for the
   HTTP API (``429 rate_limited``);
-* open tables per client: tables created by one address that have not finished yet
-  (``429 too_many_tables``).
+* open tables per client: tables created by one address that have not finished yet, counting
+  "play again" tables (``429 too_many_tables``);
+* WebSockets per client address: open at once, and handshakes per second (refused with 1008);
+  spectators per table; bytes queued for one socket (a slow consumer is closed with 1013).
 
 (Replayed ``act`` messages need no limit: their ids are stored with the actions, see
 :meth:`gonuts.server.service.Service.act`.)
@@ -50,6 +52,13 @@ class Limits:
     """Seconds a new WebSocket has to send ``hello``."""
     max_sockets_per_address: int | None = 64
     """WebSockets one client address may hold open at once (more are refused: 1008)."""
+    ws_connect_rate: float | None = 5.0
+    """WebSocket handshakes per second per client address, on average (more are refused:
+    1008 before the socket opens, like ``http_rate`` for requests)."""
+    ws_connect_burst: int = 64
+    """Handshakes one address may make at once before ``ws_connect_rate`` applies."""
+    ws_send_queue: int = 256 * 1024
+    """Bytes waiting to be sent to one socket; beyond, it is closed as too slow (1013)."""
     max_spectators: int | None = 200
     """Spectators' sockets on one table (this process); more get ``table_full`` and 1008."""
     replay_workers: int = 2
@@ -61,16 +70,25 @@ class Limits:
         for name in ("max_message", "max_json_body", "max_record"):
             if getattr(self, name) < MIN_MESSAGE:
                 raise ValueError(f"{name} must be at least {MIN_MESSAGE} bytes")
-        if self.ws_burst < 1 or self.http_burst < 1 or self.ws_strikes < 1:
+        if min(self.ws_burst, self.http_burst, self.ws_strikes, self.ws_connect_burst) < 1:
             raise ValueError("bursts and strikes must be positive")
         if self.replay_workers < 1 or self.replay_queue < 0:
             raise ValueError("replay_workers must be positive and replay_queue not negative")
+        if self.ws_send_queue < MIN_MESSAGE:
+            raise ValueError(f"ws_send_queue must be at least {MIN_MESSAGE} bytes")
 
     @classmethod
     def unlimited(cls) -> Limits:
-        """No rate, table or per-address socket limits (sizes stay): for load tests on a
-        trusted loopback."""
-        return cls(ws_rate=None, http_rate=None, max_open_tables=None, max_sockets_per_address=None)
+        """No rate, table, per-address socket or spectator limits (sizes stay): for load
+        tests on a trusted loopback."""
+        return cls(
+            ws_rate=None,
+            http_rate=None,
+            max_open_tables=None,
+            max_sockets_per_address=None,
+            ws_connect_rate=None,
+            max_spectators=None,
+        )
 
 
 Clock = Callable[[], float]

@@ -230,6 +230,12 @@ class LiveTable:
     """A coalesced table summary waiting to go out (``Service.summary_soon``)."""
     summary_sent: float = float("-inf")
     """When the last table summary went out (monotonic clock)."""
+    spectator_states: dict[tuple[int | None, str, int], tuple[str, int]] = field(
+        default_factory=dict
+    )
+    """Full states built for arriving spectators, shared by those arriving together
+    (``Service.send_state``), with the version and the time they were built at."""
+    spectator_states_at: tuple[int, float] = (-1, 0.0)
 
     _version_of: Game | None = field(default=None, repr=False)
     _version: int = field(default=0, repr=False)

@@ -108,12 +108,14 @@ class Service:
         self.thinker = thinker or Thinker(think_workers, metrics=self.metrics)
         """Bot decisions and hints run here: worker processes (``think_workers``; 0: threads
         of this process), fairly queued and bounded (:mod:`gonuts.server.thinking`)."""
-        self._toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
-        """Hint toggles per seat: (rate per second, burst); 5 per 10 s by default."""
+        self.hint_toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
+        """Hint toggles per seat (all its sockets): ``hint_toggles`` is (rate per second,
+        burst), 5 per 10 s by default; None: unlimited."""
         self.clock = TurnClock(self, scale=clock_scale)
         """Turn clocks (:mod:`gonuts.server.clock`); ``clock_scale`` shortens them in tests."""
         self.summary_interval = 0.1
         self.summary_per_socket = 0.001
+        self.spectator_state_ttl = 0.1
         """Coalesced table summaries: at most one per table per interval, or per this much
         per socket on a big table (1 s at 1,000 sockets): :meth:`summary_soon`."""
 
@@ -502,8 +504,8 @@ class Service:
         (all its sockets together), and then nothing is written."""
         if conn.seat is None:
             raise ServiceError(E.SPECTATOR)
-        if self._toggles is not None and self._toggles.take(f"{table.id}:{conn.seat}"):
-            rate, burst = self._toggles.rate, self._toggles.burst
+        if self.hint_toggles is not None and self.hint_toggles.take(f"{table.id}:{conn.seat}"):
+            rate, burst = self.hint_toggles.rate, self.hint_toggles.burst
             detail = f"at most {burst:g} hint toggles per {burst / rate:g} s"
             raise ServiceError(E.RATE_LIMITED, detail)
         if table.seats[conn.seat].hints != on:  # a repeated toggle writes nothing
@@ -729,9 +731,21 @@ class Service:
         view: PlayerView | None = None,
         public: dict[str, Any] | None = None,
     ) -> None:
-        """Queue ``conn``'s state (its new events only, unless ``full``); never waits."""
+        """Queue ``conn``'s state (its new events only, unless ``full``); never waits.
+
+        Spectators arriving at once (a crowd) share one full state per language: built once
+        per version and at most every ``spectator_state_ttl`` s (its clock figures are that
+        fresh)."""
         self.clock.arm(table)
-        self._push_state(table, conn, full=full, view=view, public=public)
+        made = None
+        if full and conn.seat is None and view is None:
+            now = time.monotonic()
+            version, at = table.spectator_states_at
+            if version != table.version or now - at > self.spectator_state_ttl:
+                table.spectator_states.clear()
+                table.spectator_states_at = (table.version, now)
+            made = table.spectator_states
+        self._push_state(table, conn, full=full, view=view, public=public, made=made)
         if full:  # a player back at the table hears what was decided for them meanwhile
             await self.clock.welcome(table, conn)
 
