@@ -8,6 +8,7 @@ import { rememberName, saveSeat, savedName } from "../session.js";
 import { VARIANTS, variantBadge, variantChoices } from "../variants.js";
 import { startTutorial } from "./tutorial.js";
 import { accountNote, signedInName } from "./account.js";
+import { clockChoice } from "../clock.js";
 
 const SEAT_CHOICES = ["human", "easy", "medium", "hard"];
 
@@ -90,6 +91,7 @@ export class LobbyPage {
             h("button", { type: "button", class: "secondary", "data-testid": "add-seat", onclick: () => this.#resize(1) }, `+ ${t("lobby.add_seat")}`),
             h("button", { type: "button", class: "secondary", "data-testid": "remove-seat", onclick: () => this.#resize(-1) }, `− ${t("lobby.remove_seat")}`)),
           variantChoices(this.variants),
+          (this.clock = clockChoice()).element,
           h("div", { class: "row-inline" },
             h("button", { type: "button", "data-testid": "create", onclick: () => this.#create() }, t("lobby.create")))),
         h("section", { class: "panel", "aria-labelledby": "tables-title" },
@@ -155,7 +157,7 @@ export class LobbyPage {
     if (hasHuman && !name) return;
     const seats = this.seats.map((c) => (c === "human" ? { kind: "human" } : { kind: "bot", level: c }));
     try {
-      const res = await api.create(seats, name ?? undefined, { variants: VARIANTS.filter((v) => this.variants.has(v)) });
+      const res = await api.create(seats, name ?? undefined, { variants: VARIANTS.filter((v) => this.variants.has(v)), ...this.clock.value() });
       saveSeat(res.table.id, res.seat, res.token);
       this.navigate(`/t/${res.table.id}${res.token ? "" : "?watch=1"}`);
     } catch (e) {

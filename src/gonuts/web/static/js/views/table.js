@@ -9,6 +9,7 @@ import { cardName, displayName, listJoin, t, tn } from "../i18n.js";
 import { choiceDialog, stealDialog } from "./dialog.js";
 import { playReveal } from "./reveal.js";
 import { endScreen } from "./end.js";
+import { variantBadge } from "../variants.js";
 
 /**
  * @typedef {object} View  the server's PlayerView as JSON (docs/protocol.md)
@@ -16,6 +17,7 @@ import { endScreen } from "./end.js";
  * @property {(action: string) => void} [act]        send a decision (absent: spectator / replay)
  * @property {(on: boolean) => void} [toggleHints]   switch hints for this seat
  * @property {() => void} [playAgain]
+ * @property {import("../clock.js").TurnClock} [clock]   countdowns and "a bot plays for you"
  */
 
 export class TableScreen {
@@ -210,6 +212,8 @@ export class TableScreen {
         h("div", { class: "table-stats" },
           h("span", { class: "pill deck", "data-testid": "deck-size" }, tn("table.deck_size", view.deck_size)),
           h("span", { class: "pill" }, t("table.discard_count", { n: view.discard.length })),
+          variantBadge(view.variants),
+          this.handlers.clock?.controls(view),
           view.known_deck_top
             ? h("span", { class: "pill" }, t("table.known_top", { card: cardName(view.known_deck_top) }))
             : null,
@@ -225,6 +229,7 @@ export class TableScreen {
       ),
       this.error ? h("div", { class: "error-banner", role: "alert" }, this.error) : null,
       this.#prompt(view, names, decision),
+      this.handlers.clock?.mine(view),
       this.#row(view, names, selecting ? decision : []),
       h("div", { class: "table-layout" },
         h("section", { class: "panel", "aria-label": t("table.players") },
@@ -338,6 +343,8 @@ export class TableScreen {
             h("span", {},
               waiting ? h("span", { class: "status waiting" }, t("table.thinking"))
                 : chosen ? h("span", { class: "status done" }, t("table.chosen")) : null,
+              " ",
+              this.handlers.clock?.badge(p) ?? null,
               " ",
               h("span", { class: "muted" }, tn("table.cards", count)),
               " ",

@@ -5,8 +5,10 @@ import { h, mount } from "../dom.js";
 import { currentLanguage, displayName, onLanguageChange, t } from "../i18n.js";
 import { saveSeat, seatFor } from "../session.js";
 import { TableSocket } from "../socket.js";
+import { TurnClock } from "../clock.js";
 import { nameInput, readName } from "./lobby.js";
 import { TableScreen } from "./table.js";
+import { TutorialGuide } from "./tutorial.js";
 
 export class TablePage {
   /**
@@ -26,7 +28,9 @@ export class TablePage {
     this.nextTable = null;
     this.banner = h("div", { class: "banner-area" });
     this.body = h("div");
+    this.clock = new TurnClock({ send: (m) => this.socket?.send(m) });
     this.screen = new TableScreen(this.body, {
+      clock: this.clock,
       act: (action) => this.socket?.act(action),
       toggleHints: (on) => {
         this.socket?.send({ type: "hints", on });
@@ -59,6 +63,7 @@ export class TablePage {
   }
 
   stop() {
+    this.clock.stop();
     this.screen.destroy();
     this.socket?.close();
     this.unlisten();
@@ -86,6 +91,7 @@ export class TablePage {
   }
 
   #onMessage(msg) {
+    this.clock.onMessage(msg); // countdowns, timeouts, "while you were away", "your turn"
     switch (msg.type) {
       case "welcome":
         this.seat = msg.spectator ? null : msg.seat;
@@ -95,10 +101,13 @@ export class TablePage {
       case "table":
         this.#setSummary(msg.table);
         break;
-      case "state":
+      case "state": {
         this.started = true;
-        this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
+        const shown = this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
+        this.guide ??= TutorialGuide.forTable(this.body, this.summary, this.seat, this.navigate);
+        this.guide?.onState(msg, shown);
         break;
+      }
       case "hint":
         this.screen.setHints(msg);
         break;
