@@ -34,7 +34,10 @@ export const api = {
   config: () => request("GET", "/api/config", { withLang: false }),
   tables: (status) => request("GET", `/api/tables${status ? `?status=${status}` : ""}`),
   table: (id) => request("GET", `/api/tables/${encodeURIComponent(id)}`),
-  create: (seats, name) => request("POST", "/api/tables", { body: { seats, name } }),
+  /** `options`: more of the table's settings, e.g. `{variants: [...]}` (docs/protocol.md). */
+  create: (seats, name, options = {}) => request("POST", "/api/tables", { body: { seats, name, ...options } }),
+  /** The first-game guide: a table against the scripted coach, started at once. */
+  tutorial: (name) => request("POST", "/api/tutorial", { body: { name } }),
   join: (id, name) => request("POST", `/api/tables/${encodeURIComponent(id)}/join`, { body: { name } }),
   again: (id, token) => request("POST", `/api/tables/${encodeURIComponent(id)}/again`, { token }),
   games: () => request("GET", "/api/games?limit=50"),

@@ -18,6 +18,7 @@ function icon(name) {
     s("path", { d: ICON_PATHS[name], fill: "currentColor" }));
 }
 import { TableScreen } from "./table.js";
+import { variantBadge } from "../variants.js";
 
 export class ReplayListPage {
   /** @param {HTMLElement} root @param {(path: string) => void} navigate */
@@ -125,6 +126,7 @@ export class ReplayViewer {
     mount(this.root,
       h("section", { class: "panel", "data-testid": "replay-viewer" },
         h("h2", {}, t("replay.title"), ": ", this.replay.players.map(displayName).join(", ")),
+        variantBadge(this.replay.record?.variants),
         h("div", { class: "replay-controls" },
           h("button", { type: "button", class: "secondary", "aria-label": t("replay.first"), "data-testid": "replay-first", onclick: () => this.show(0, false) }, icon("first")),
           h("button", { type: "button", class: "secondary", "data-testid": "replay-prev", onclick: () => this.show(this.index - 1, false) }, icon("prev"), t("replay.prev")),
