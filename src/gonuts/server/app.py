@@ -424,7 +424,8 @@ def create_app(
     watched for ``keep_finished`` seconds leaves memory (it stays in the database). At
     shutdown, moves being stored get ``shutdown_grace`` seconds to finish. Bots and hints
     think in ``think_workers`` worker processes (0: two threads of this process; ``gonuts
-    serve`` starts one per core but one, :mod:`gonuts.server.thinking`).
+    serve`` starts one per core but one, :mod:`gonuts.server.thinking`). ``clock_scale``
+    multiplies every table's turn clock (tests shorten it; :mod:`gonuts.server.clock`).
     """
     lim = limits or Limits()
     quota = TableQuota(lim.max_open_tables)
