@@ -69,6 +69,13 @@ def test_the_guide_can_be_skipped_and_speaks_italian(contexts: Contexts) -> None
     expect(page.get_by_test_id("tutorial-bubble")).to_be_hidden()
     page.get_by_test_id("pick-3").click()  # the game goes on without the guide
     expect(page.locator(".player.me .collection .card")).not_to_have_count(0)
+    # the lobby does not offer a learner's table to watch
+    table_id = page.url.rsplit("/", 1)[1]
+    lobby = contexts.page(locale="it-IT")
+    lobby.goto("/")
+    expect(lobby.get_by_test_id("table-list")).to_be_visible()
+    lobby.wait_for_load_state("networkidle")  # the list has been fetched and drawn
+    expect(lobby.locator(f"[data-table='{table_id}']")).to_have_count(0)
     page.reload()  # and it stays skipped
     expect(page.get_by_test_id("row")).to_be_visible()
     expect(page.get_by_test_id("tutorial-bubble")).to_be_hidden()

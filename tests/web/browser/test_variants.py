@@ -39,9 +39,9 @@ def test_a_table_made_with_a_house_rule_shows_its_badge(contexts: Contexts) -> N
     # played to the end, the replay shows the house rule too
     play_until_over([page], random.Random(3))
     page.goto(f"/replay/{table_id}")
-    expect(page.get_by_test_id("replay-viewer").get_by_test_id("house-rules").first).to_contain_text(
-        "Sprinkled gives any card"
-    )
+    expect(
+        page.get_by_test_id("replay-viewer").get_by_test_id("house-rules").first
+    ).to_contain_text("Sprinkled gives any card")
     assert contexts.errors == []
 
 

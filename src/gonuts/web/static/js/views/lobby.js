@@ -6,7 +6,7 @@ import { h, mount } from "../dom.js";
 import { displayName, t } from "../i18n.js";
 import { rememberName, saveSeat, savedName } from "../session.js";
 import { VARIANTS, variantBadge, variantChoices } from "../variants.js";
-import { startTutorial } from "./tutorial.js";
+import { TUTORIAL_LEVEL, startTutorial } from "./tutorial.js";
 import { accountNote, signedInName } from "./account.js";
 import { clockChoice } from "../clock.js";
 
@@ -117,7 +117,8 @@ export class LobbyPage {
   renderTables() {
     if (!this.tableBox) return;
     const open = this.tables.filter((tb) => tb.status === "open");
-    const playing = this.tables.filter((tb) => tb.status === "playing");
+    // a first-game guide is a learner's own table: not offered to watch
+    const playing = this.tables.filter((tb) => tb.status === "playing" && !tb.seats.some((x) => x.level === TUTORIAL_LEVEL));
     const item = (tb) => {
       const taken = tb.seats.filter((s) => s.taken).length;
       const names = tb.seats.map((s) => (s.name ? displayName(s.name) : `(${t("lobby.free_seat")})`)).join(", ");
