@@ -1,10 +1,12 @@
-"""Limits: message and body sizes, rates per connection and per address, open tables per
-client, the hello deadline, and replayed acts applied once (also after a restart, and when
-another process stored the id first)."""
+"""Limits: message and body sizes, rates per connection and per address (messages, requests,
+WebSocket handshakes), open tables per client ("play again" included), the hello deadline, and
+replayed acts applied once (also after a restart, and when another process stored the id
+first)."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -15,7 +17,17 @@ from starlette.websockets import WebSocketDisconnect
 
 from gonuts.server import create_app
 from gonuts.server.limits import BucketMap, Limits, TableQuota, TokenBucket
-from web.helpers import auth, create, error_code, hello, receive_until, state, wait_until
+from web.helpers import (
+    AppFactory,
+    auth,
+    create,
+    error_code,
+    hello,
+    receive_until,
+    state,
+    wait_until,
+)
+from web.test_seats import finished_table
 
 TWO = [{"kind": "human"}, {"kind": "human"}]
 BOTS = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
@@ -242,3 +254,40 @@ def test_replay_of_an_id_another_process_stored(db_url: str) -> None:
         assert client.get(f"/api/tables/{tid}").json()["version"] == 1
         view = state(client, tid, token)["view"]
         assert view["selections"][0] is not None or view["waiting_for"] == [1]
+
+
+def test_websocket_handshakes_per_address(db_url: str) -> None:
+    """Like requests: a burst of new sockets from one address, then a rate (issue 17 item 3)."""
+    limits = {"ws_connect_rate": 2.0, "ws_connect_burst": 3, "max_sockets_per_address": None}
+    with app_with(db_url, **limits) as client:
+        tid = create(client, TWO)["table"]["id"]
+        url = f"/ws/tables/{tid}"
+        for _ in range(3):
+            with client.websocket_connect(url) as ws:
+                assert hello(ws, None)["type"] == "welcome"
+        with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect(url):
+            pass
+        assert refused.value.code == 1008
+        time.sleep(0.6)  # a token back after 0.5 s
+        with client.websocket_connect(url) as ws:
+            assert hello(ws, None)["type"] == "welcome"
+        assert client.get(f"/api/tables/{tid}").status_code == 200  # HTTP is another budget
+
+
+def test_play_again_counts_as_an_open_table(make_app: AppFactory) -> None:
+    """The first "play again" makes a table: it counts against the caller's unfinished tables
+    like ``POST /api/tables``; following someone else to it makes none and is not refused."""
+    app = make_app(replace_after=0.0, limits=Limits(max_open_tables=2, http_rate=None))
+    with TestClient(app) as client:
+        one, ana1, ben1 = finished_table(client)
+        two, ana2, _ = finished_table(client)
+        create(client, TWO)  # 1 unfinished
+        first = client.post(f"/api/tables/{one}/again", headers=auth(ana1))
+        assert first.status_code == 200, first.text  # 2 unfinished: the new table counts
+        r = client.post(f"/api/tables/{two}/again", headers=auth(ana2))
+        assert r.status_code == 429 and error_code(r) == "too_many_tables"
+        r = client.post("/api/tables", json={"seats": TWO})
+        assert r.status_code == 429 and error_code(r) == "too_many_tables"
+        # Ben follows Ana to the table she made: a seat, no new table
+        ben = client.post(f"/api/tables/{one}/again", headers=auth(ben1))
+        assert ben.status_code == 200 and ben.json()["table"]["id"] == first.json()["table"]["id"]

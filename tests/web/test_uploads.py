@@ -1,10 +1,11 @@
 """Record uploads (issue 17 item 2): names checked like the lobby's, replays built off the event
-loop in a bounded pool."""
+loop in a bounded pool, and the caches they fill bounded by bytes."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 import time
 from typing import Any
@@ -14,7 +15,10 @@ from starlette.testclient import TestClient
 
 import gonuts.server.app as app_module
 from gonuts.errors import RecordError
+from gonuts.game import Game
 from gonuts.record import Record
+from gonuts.server import messages
+from gonuts.server.cache import ByteLRU
 from gonuts.server.errors import ServiceError
 from gonuts.server.messages import replay_data as real
 from gonuts.server.work import BoundedPool, check_record_names
@@ -99,3 +103,48 @@ def test_the_pool_is_bounded() -> None:
     assert len(done) == 3 and len(refused) == 3
     assert all(r.status == 429 for r in refused)
     assert most == 2
+
+
+def played_record(names: list[str], seed: int) -> bytes:
+    """A whole game of random moves between ``names``, as an upload."""
+    rng = random.Random(seed)
+    game = Game.new(names, seed=seed)
+    while not game.is_over:
+        seat = rng.choice(game.to_act)
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    return Record.from_game(game).to_json().encode("utf-8")
+
+
+def test_the_message_caches_stay_within_their_byte_budgets(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every upload brings new names (the key of the cache of localized events): it fills up
+    to its budget and no further (issue 17 item 2: 1.4 GB once)."""
+    cache = messages._event_json.cache
+    monkeypatch.setattr(cache, "budget", 64 * 1024)
+    cache.clear()
+    for i in range(12):
+        names = [f"{c * 22}{i:02d}" for c in "ABCD"]  # 24 characters, new each time
+        r = client.post("/api/replay", content=played_record(names, i))
+        assert r.status_code == 200, r.text[:200]
+        assert len(r.json()["steps"]) > 20
+        assert 0 < cache.nbytes <= cache.budget
+    # full (entries were dropped to stay within), and what is counted is what is held
+    assert cache.nbytes > cache.budget // 2
+    assert cache.nbytes == sum(cost for _, cost in cache._entries.values())
+
+
+def test_a_byte_lru_drops_the_least_recently_used() -> None:
+    cache: ByteLRU[str, str] = ByteLRU(100, size=len)
+    cache.put("a", "x" * 40)
+    cache.put("b", "y" * 40)
+    assert cache.get("a") == "x" * 40  # a is now the most recent
+    cache.put("c", "z" * 40)  # 120 > 100: b goes
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == ("x" * 40, None, "z" * 40)
+    assert cache.nbytes == 80 and len(cache) == 2
+    cache.put("d", "w" * 500)  # larger than the whole budget: not kept, nothing dropped
+    assert cache.get("d") is None and len(cache) == 2
+    cache.put("a", "v" * 10)  # replacing an entry counts its new size only
+    assert cache.nbytes == 50
+    with pytest.raises(ValueError):
+        ByteLRU(0)
