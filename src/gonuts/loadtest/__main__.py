@@ -2,4 +2,5 @@
 
 from gonuts.loadtest.launcher import serve_main
 
-serve_main()
+if __name__ == "__main__":  # (not when a spawned worker process imports it)
+    serve_main()

@@ -139,17 +139,21 @@ def local_server(db_url: str | None, *, pin_cpu: int | None = None) -> Iterator[
 
 
 def serve_main(argv: Sequence[str] | None = None) -> None:
-    """The load test's server: ``python -m gonuts.loadtest PORT DB_URL``."""
+    """The load test's server: ``python -m gonuts.loadtest PORT DB_URL``; bots and hints
+    think in ``$GONUTS_THINK_WORKERS`` processes (default: one per core but one)."""
     import uvicorn  # noqa: PLC0415 - the web extra, only in the server process
 
     from gonuts.server import create_app  # noqa: PLC0415
     from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
     from gonuts.server.limits import Limits  # noqa: PLC0415
+    from gonuts.server.thinking import workers_from_env  # noqa: PLC0415
 
     args = list(argv) if argv is not None else sys.argv[1:]
     port, db_url = int(args[0]), args[1]
     raise_fd_limit()
-    app = create_app(db_url, bot_delay=0.0, limits=Limits.unlimited())
+    app = create_app(
+        db_url, bot_delay=0.0, limits=Limits.unlimited(), think_workers=workers_from_env()
+    )
     tune_gc_for_serving()
     uvicorn.run(
         app,

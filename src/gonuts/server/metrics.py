@@ -25,7 +25,8 @@ THINK_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 
 
 
 class Metrics:
-    """The gonuts series: live tables, open sockets, moves, move-to-ack latency, errors, bots."""
+    """The gonuts series: live tables, open sockets, moves, move-to-ack latency, errors, bots,
+    and the thinking workers' queue."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -56,6 +57,35 @@ class Metrics:
             "gonuts_bot_think_seconds", "Time a bot took to choose an action, by level",
             ["level"], buckets=THINK_BUCKETS, registry=r,
         )  # fmt: skip
+        self.think_queue = Gauge(
+            "gonuts_think_queue_depth",
+            "Bot decisions and hints waiting for a thinking worker, by kind",
+            ["kind"],
+            registry=r,
+        )
+        self.think_busy = Gauge(
+            "gonuts_think_busy_workers", "Thinking workers computing right now", registry=r
+        )
+        self.think_workers = Gauge(
+            "gonuts_think_workers",
+            "Thinking workers: processes, or threads when run in-process",
+            registry=r,
+        )
+        self.think_wait = Histogram(
+            "gonuts_think_wait_seconds", "Time a decision or hint waited for a worker, by kind",
+            ["kind"], buckets=THINK_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.think_dropped = Counter(
+            "gonuts_think_dropped",
+            "Hint requests refused because the queue was full",
+            registry=r,
+        )
+        self.think_failures = Counter(
+            "gonuts_think_failures",
+            "Decisions or hints a worker failed (crashed, raised, timed out), by kind",
+            ["kind"],
+            registry=r,
+        )
 
     def watch(self, tables_by_status: Callable[[], dict[str, int]]) -> None:
         """Read the live tables from ``tables_by_status`` whenever the metrics are scraped."""
@@ -65,6 +95,19 @@ class Metrics:
 
         for status in ("open", "playing", "finished"):
             self.live_tables.labels(status).set_function(reader(status))
+
+    def watch_thinking(
+        self, depth: Callable[[str], int], busy: Callable[[], int], workers: int
+    ) -> None:
+        """Read the thinking queue (:mod:`gonuts.server.thinking`) whenever scraped."""
+
+        def reader(kind: str) -> Callable[[], float]:
+            return lambda: float(depth(kind))
+
+        for kind in ("bot", "hint"):
+            self.think_queue.labels(kind).set_function(reader(kind))
+        self.think_busy.set_function(lambda: float(busy()))
+        self.think_workers.set(workers)
 
     def error(self, code: str) -> None:
         self.errors.labels(str(code)).inc()
