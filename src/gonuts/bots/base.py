@@ -67,8 +67,13 @@ decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": "mcts, 1 s per decision",
+    "hard": "mcts, 4000 iterations per decision (about 1 s on one idle core)",
 }
+
+HARD_ITERATIONS: Final = 4000
+"""The ``hard`` level's search budget: an iteration budget, so that its strength does not depend
+on the machine's load (a busy web server's bots used to get a fraction of their second); 4000
+took a median of 1.03 s of CPU per decision over 4-player positions (docs/server.md)."""
 
 
 def parse_budget(spec: str) -> tuple[int | None, float | None]:
@@ -91,7 +96,8 @@ def parse_budget(spec: str) -> tuple[int | None, float | None]:
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A bot by its CLI name: ``random``, ``greedy``, ``mcts`` (1 s per decision),
-    ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``."""
+    ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard`` (``mcts`` with
+    :data:`HARD_ITERATIONS` iterations: the same bot in ``gonuts play`` and on the server)."""
     base, colon, budget = name.partition(":")
     if colon and base not in ("mcts", "neural-mcts"):
         raise ValueError(f"only mcts and neural-mcts take a budget, not {name!r}")
@@ -115,7 +121,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot.name = "medium"
         return bot
     if base == "hard":
-        return MCTSBot(seed, seconds=1.0, name="hard")
+        return MCTSBot(seed, iterations=HARD_ITERATIONS, name="hard")
     raise ValueError(
         f"unknown bot {name!r} (choose from: {', '.join(BOT_NAMES)}; mcts:N or mcts:Xs)"
     )
