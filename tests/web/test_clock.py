@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 from starlette.testclient import TestClient
 
-from gonuts.server.clock import CLOCK_ID, DEFAULT_CLOCK, STRIKES, default_clock
+from gonuts.server.clock import CLOCK_ID, DEFAULT_CLOCK, STRIKES, benches, default_clock
 from gonuts.server.errors import ServiceError
 from gonuts.server.live import Conn, LiveTable
 from gonuts.server.messages import SERVER_MESSAGE, table_summary
@@ -340,3 +340,26 @@ def test_two_processes_time_a_decision_out_once(pg_url: str) -> None:
             await two.close()
 
     asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def test_the_third_timeout_in_a_row_benches_and_every_third_after() -> None:
+    assert [n for n in range(10) if benches(n)] == [3, 6, 9]
+
+
+def test_an_absent_players_replacement_counts_down(db_url: str) -> None:
+    async def body(svc: Service) -> None:
+        table, _, _ = await two_humans(svc, None)
+        ben = Conn(Inbox(), 1, "en")
+        await svc.connect(table, ben)
+        assert table_summary(table)["seats"][1]["replace_in"] is None  # here
+        await svc.disconnect(table, ben)
+        first = table_summary(table)["seats"][1]["replace_in"]
+        assert first is not None and 4.5 <= first <= 5.0
+        await asyncio.sleep(0.3)
+        later = table_summary(table)["seats"][1]["replace_in"]
+        assert later is not None and later <= first - 0.2
+        await svc.connect(table, Conn(Inbox(), 1, "en"))  # back before the bot came
+        assert table_summary(table)["seats"][1]["replace_in"] is None
+        assert not table.seats[1].replaced
+
+    run(db_url, body, replace_after=5.0)

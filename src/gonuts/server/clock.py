@@ -53,6 +53,12 @@ RETRY: Final = 1.0
 By = Literal["clock", "bot"]
 
 
+def benches(streak: int) -> bool:
+    """Whether a seat's ``streak``-th timeout in a row hands it to a bot: the third, and again
+    the sixth if its player said they were back but let the time run out three more times."""
+    return streak > 0 and streak % STRIKES == 0
+
+
 def default_clock(kinds: Sequence[str]) -> int | None:
     """The clock of a table made without one: none when at most one seat is human (nobody to
     wait for but yourself and bots), else :data:`DEFAULT_CLOCK`."""
@@ -246,7 +252,7 @@ class TurnClock:
                         continue  # the position moved on meanwhile: look again
                     if replayed:
                         return  # another server process timed this decision out first
-                    benched = self.streak(table, seat) >= STRIKES
+                    benched = benches(self.streak(table, seat))
                     if benched and not table.seats[seat].replaced:
                         self.hub.store.update_seat(table.id, seat, replaced=True)
                         table.seats[seat].replaced = True
@@ -262,14 +268,16 @@ class TurnClock:
             st.busy.discard(seat)
             self.arm(table)
 
-    def streak(self, table: LiveTable, seat: int) -> int:
-        """How many of ``seat``'s latest decisions in a row the clock made."""
+    def streak(self, table: LiveTable, seat: int, upto: int | None = None) -> int:
+        """How many of ``seat``'s latest decisions in a row the clock made (among the first
+        ``upto`` actions, if given)."""
         game = table.game
         if game is None:
             return 0
         clocked = self._clocked(table)
         n = 0
-        for i, (s, _) in reversed(list(enumerate(game.actions_taken()))):
+        actions = game.actions_taken()[:upto]
+        for i, (s, _) in reversed(list(enumerate(actions))):
             if s != seat:
                 continue
             if clocked.get(i + 1) != seat:
@@ -350,7 +358,7 @@ class TurnClock:
         a pick is secret until the reveal)."""
         game = table.game
         names = list(game.players) if game is not None else [s.name or "" for s in table.seats]
-        benched = table.seats[d.seat].replaced and self.streak(table, d.seat) >= STRIKES
+        benched = benches(self.streak(table, d.seat, d.version))
         for conn in list(table.conns):
             mine = conn.seat == d.seat
             text = self._text(table, d, names, conn.lang, mine=mine, benched=benched)

@@ -8,7 +8,7 @@
 // countdown element down from them, so a redraw of the table never resets a countdown.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { attentionControls, setMyTurn } from "./attention.js";
 
 const URGENT = 10;
@@ -35,10 +35,12 @@ export class TurnClock {
     this.area = h("div", { class: "clock-notices", role: "status", "aria-live": "polite", "data-testid": "clock-notices" });
     document.body.append(this.area);
     this.timer = setInterval(() => this.tick(), 250);
+    this.unlisten = onLanguageChange(() => this.benched && this.#bench(true));
   }
 
   stop() {
     clearInterval(this.timer);
+    this.unlisten();
     this.area.remove();
     setMyTurn(false);
   }
@@ -78,8 +80,23 @@ export class TurnClock {
     this.deadlines = deadlinesFrom(Object.fromEntries(seats.map((s) => [s.seat, s.deadline])));
     this.replaceAt = deadlinesFrom(Object.fromEntries(seats.map((s) => [s.seat, s.replace_in])));
     const me = seats.find((s) => s.seat === this.seat);
-    this.benched = Boolean(me && me.kind === "human" && me.bot_playing);
+    const benched = Boolean(me && me.kind === "human" && me.bot_playing && table.status === "playing");
+    if (benched !== this.benched) this.#bench(benched);
     this.tick();
+  }
+
+  /** "A bot is playing for you", with the way back: kept out of the table's redraws (the bot
+   * moves often), so the button stays put under the pointer. */
+  #bench(on) {
+    this.benched = on;
+    this.area.querySelectorAll(".benched").forEach((old) => old.remove());
+    if (!on) return;
+    this.area.prepend(h("div", { class: "my-clock benched", "data-testid": "benched" },
+      t("clock.bot_playing_you"), " ",
+      h("button", {
+        type: "button", "data-testid": "im-back",
+        onclick: () => this.send({ type: "back" }),
+      }, t("clock.back"))));
   }
 
   /** The table's clock and the "your turn" switches, for the table's header. */
@@ -91,18 +108,10 @@ export class TurnClock {
     ];
   }
 
-  /** My own countdown (big), or "a bot is playing for you" with the way back. */
+  /** My own countdown (big; empty while I have none). */
   mine(view) {
     const me = view.seat;
-    if (me === null || me === undefined) return null;
-    if (this.benched) {
-      return h("div", { class: "my-clock benched", "data-testid": "benched" },
-        t("clock.bot_playing_you"), " ",
-        h("button", {
-          type: "button", "data-testid": "im-back",
-          onclick: () => this.send({ type: "back" }),
-        }, t("clock.back")));
-    }
+    if (me === null || me === undefined || this.benched) return null;
     return this.#paint(h("div", { class: "my-clock", "data-testid": "my-clock", dataset: { clockSeat: me, clockKind: "mine" } }));
   }
 
