@@ -560,7 +560,8 @@ def replay_data(record: Record, lang: str) -> dict[str, Any]:
                 "index": i + 1,
                 "actor": recorded.player,
                 "action": recorded.action,
-                "label": f"{names[recorded.player]}: {i18n.describe_action(action, names, lang)}",
+                "label": f"{i18n.display_name(names[recorded.player], lang)}: "
+                f"{i18n.describe_action(action, names, lang)}",
                 "view": view_json(view, lang),
                 "events": [event_json(e, names, lang) for e in view.events[seen:]],
             }
