@@ -30,7 +30,7 @@ from typing import Final
 
 import httpx
 
-from gonuts.loadtest.launcher import ServerProcess, free_port, raise_fd_limit
+from gonuts.loadtest.launcher import ServerProcess, free_port, process_cpu, raise_fd_limit
 from gonuts.loadtest.report import percentile
 
 SEATS: Final = 4
@@ -56,6 +56,33 @@ class BotLoad:
     decisions_per_s: float
     games_started: int
     probe_errors: int
+    cpu_s: float | None = None
+    """CPU seconds of the server and its worker processes during the measurement."""
+    cpu_per_decision_s: float | None = None
+    """``cpu_s`` per bot decision: what one decision cost (a time-budgeted search under load
+    gets less than its budget)."""
+
+
+def tree_cpu(pid: int | None) -> float | None:
+    """User + system CPU seconds of process ``pid`` and its live descendants (Linux), or None."""
+    if pid is None:
+        return None
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        cpu = process_cpu(p)
+        if cpu is None:
+            continue
+        total += cpu
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return total
 
 
 async def bot_moves(http: httpx.AsyncClient) -> float:
@@ -81,8 +108,10 @@ async def measure(
     level: str = "hard",
     warmup: float = 5.0,
     path: str = "/healthz",
+    server_pid: int | None = None,
 ) -> BotLoad:
-    """Keep ``tables`` all-bot tables playing on ``base_url`` and time ``path`` meanwhile."""
+    """Keep ``tables`` all-bot tables playing on ``base_url`` and time ``path`` meanwhile;
+    ``server_pid``: also count the CPU time of that process and its children."""
     limits = httpx.Limits(max_connections=10)
     async with (
         httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits, trust_env=False) as http,
@@ -108,6 +137,7 @@ async def measure(
         keeper = asyncio.ensure_future(keep())
         await asyncio.sleep(warmup)
         moves0 = await bot_moves(http)
+        cpu0 = tree_cpu(server_pid)
         start = time.perf_counter()
         latencies: list[float] = []
         errors = 0
@@ -122,10 +152,12 @@ async def measure(
             errors += not ok
             await asyncio.sleep(max(0.0, now + PROBE_EVERY - time.perf_counter()))
         elapsed = time.perf_counter() - start
+        cpu1 = tree_cpu(server_pid)
         moves1 = await bot_moves(http)
         stop.set()
         await keeper
     decisions = int(moves1 - moves0)
+    cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     return BotLoad(
         tables=tables,
         level=level,
@@ -138,6 +170,8 @@ async def measure(
         decisions_per_s=round(decisions / elapsed, 2),
         games_started=started,
         probe_errors=errors,
+        cpu_s=None if cpu is None else round(cpu, 1),
+        cpu_per_decision_s=None if cpu is None or not decisions else round(cpu / decisions, 3),
     )
 
 
@@ -178,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     if any(n < 0 for n in counts) or args.duration <= 0 or args.warmup < 0:
         p.error("--tables must not be negative, --duration positive, --warmup not negative")
     raise_fd_limit()
-    print("| run | tables | p50 ms | p95 ms | max ms | decisions/s |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| run | tables | p50 ms | p95 ms | max ms | decisions/s | CPU s/decision |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in counts:
         with tempfile.TemporaryDirectory(prefix="gonuts-bots-") as tmp:
             proc = None
@@ -197,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                         level=args.level,
                         warmup=args.warmup,
                         path=args.path,
+                        server_pid=proc.pid if proc is not None else None,
                     )
                 )
             finally:
@@ -204,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
                     proc.stop()
         r = result
         print(
-            f"| {args.label} | {n} | {r.p50_ms} | {r.p95_ms} | {r.max_ms} | {r.decisions_per_s} |",
+            f"| {args.label} | {n} | {r.p50_ms} | {r.p95_ms} | {r.max_ms} | {r.decisions_per_s} "
+            f"| {r.cpu_per_decision_s if r.cpu_per_decision_s is not None else '-'} |",
             flush=True,
         )
         if args.json:
