@@ -11,8 +11,9 @@ import pytest
 from gonuts.cards import KINDS, deck_counts
 from gonuts.events import Event, EventType
 from gonuts.game import Game
+from gonuts.record import Record
 from gonuts.server import i18n
-from gonuts.server.messages import breakdown_json
+from gonuts.server.messages import breakdown_json, replay_data
 from gonuts.server.rules_page import rules_html
 
 # English words of gonuts.scoring's reasons; none may appear in another language's reasons.
@@ -172,3 +173,14 @@ def test_the_rules_page_counts_french_crullers_per_player_count(lang: str) -> No
     for n, c in counts.items():
         assert f"{n}: {c}" in card or (n >= 5 and "5–6: 4" in card), (n, card)
     assert "×4<" not in card
+
+
+def test_replay_labels_name_bots_in_the_viewers_language() -> None:
+    game = Game.new(["Ana", i18n.bot_name(1, "easy", "en")], seed=3)
+    rng = random.Random(3)
+    while not game.is_over:
+        for seat in game.to_act:
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+    steps = replay_data(Record.from_game(game), "es")["steps"]
+    labels = [s["label"] for s in steps if s["actor"] == 1]
+    assert labels and all(label.startswith("Bot 2 (fácil): ") for label in labels), labels[:2]
