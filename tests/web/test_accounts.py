@@ -4,19 +4,24 @@ ratings after a finished game (issue 11, item 2)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
+from sqlalchemy import select
 from starlette.testclient import TestClient
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from gonuts.server.accounts import COOKIE, Accounts
 from gonuts.server.accounts_api import SignInLimits
+from gonuts.server.db import AccountSessionRow, utcnow
 from gonuts.server.limits import BucketMap, Limits
 from gonuts.server.ratings import display
 from web.helpers import AppFactory, auth, error_code, state, wait_until
@@ -90,6 +95,50 @@ def test_the_cookie_is_secure_over_https(app: FastAPI) -> None:
         assert r.status_code == 201, r.text
         parts = {p.strip().lower() for p in set_cookie_header(r).split(";")}
         assert "secure" in parts and "httponly" in parts
+
+
+@pytest.mark.parametrize(("trusted", "secure"), [("testclient", True), ("10.9.8.7", False)])
+def test_the_cookie_follows_a_trusted_proxys_scheme(
+    make_app: AppFactory, trusted: str, secure: bool
+) -> None:
+    """Behind ``--forwarded-allow-ips`` (uvicorn's proxy-headers middleware) the scheme the
+    proxy reports counts; a peer that is not a trusted proxy cannot claim HTTPS."""
+    app: Any = quick(make_app())  # (uvicorn's ASGI types are narrower than Starlette's)
+    proxied: Any = ProxyHeadersMiddleware(app, trusted_hosts=[trusted])
+    with TestClient(proxied) as c:
+        r = c.post(
+            "/api/account/signup",
+            json={"name": "Ana", "password": PASSWORD},
+            headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"},
+        )
+        assert r.status_code == 201, r.text
+        parts = {p.strip().lower() for p in set_cookie_header(r).split(";")}
+        assert ("secure" in parts) is secure
+
+
+def test_sessions_are_stored_hashed_and_expire(app: FastAPI, client: TestClient) -> None:
+    token = signup(client, "Ana")
+    store = app.state.service.store
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(AccountSessionRow.token_hash, AccountSessionRow.expires_at)
+        ).all()
+    assert [r.token_hash for r in rows] == [hashlib.sha256(token.encode()).hexdigest()]
+    assert token not in repr(rows)
+    life = rows[0].expires_at - utcnow()
+    assert timedelta(days=29) < life <= timedelta(days=30)
+    # a session past its expiry is refused even if the browser still sends its cookie
+    app.state.accounts = Accounts(store, hasher=FAST_HASHER, session_days=-1 / 86400)
+    r = client.post("/api/account/signin", json={"name": "Ana", "password": PASSWORD})
+    assert r.status_code == 200
+    # (the header, not the jar: an HTTP client drops a cookie whose Max-Age has passed)
+    stale = set_cookie_header(r).split(";")[0].removeprefix(f"{COOKIE}=")
+    client.cookies.clear()
+    with store.engine.connect() as conn:
+        hashes = set(conn.scalars(select(AccountSessionRow.token_hash)))
+    assert hashlib.sha256(stale.encode()).hexdigest() in hashes  # stored, but expired
+    assert me(client, stale) is None
+    assert me(client, token) is not None  # the first session is still good
 
 
 def test_sign_in_sign_out_and_the_old_cookie_is_dead(client: TestClient) -> None:
