@@ -285,3 +285,21 @@ def test_all_bot_tables_play_in_worker_processes(make_app: AppFactory) -> None:
     ]
     assert done and all(float(line.split()[-1]) >= 0 for line in done)
     assert any('kind="bot"' in line and float(line.split()[-1]) > 10 for line in done), done
+
+
+def test_a_closed_thinker_starts_again_on_another_loop() -> None:
+    """An app's lifespan may run twice (two test clients): the thinker works both times."""
+    t = Thinker(0)
+    v = views(1)[0]
+
+    async def once() -> None:
+        await t.start()
+        try:
+            assert await t.decide("t1", "medium", v) in v.legal
+            assert await t.hint("t1", v, 10, seed=1) is not None
+        finally:
+            t.close()
+
+    run(once())
+    run(once())
+    assert t.metrics.think_failures.labels("bot")._value.get() == 0

@@ -193,7 +193,10 @@ class Thinker:
 
     async def start(self) -> None:
         """Start the workers now, in the background (each imports the bots, a second or more),
-        rather than at the first decision; the server answers meanwhile."""
+        rather than at the first decision; the server answers meanwhile. A closed thinker
+        starts again (an app's lifespan may run more than once)."""
+        self._closed = False
+        self._room = asyncio.Event()  # (of this event loop)
         if self.workers and self._warming is None:
             self._warming = asyncio.ensure_future(self._warm())
 
@@ -215,8 +218,10 @@ class Thinker:
     def close(self) -> None:
         """Stop the workers; jobs still waiting are cancelled."""
         self._closed = True
+        self._room.set()  # bot moves waiting for room stop waiting (and fall back)
         if self._warming is not None:
             self._warming.cancel()
+            self._warming = None
         for ring in self._rings.values():
             for jobs in ring.values():
                 for p in jobs:
