@@ -72,27 +72,30 @@ def scores(coll: Sequence[int], n: int) -> list[int]:
     sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
     bonuses = plain_bonuses([coll[p * K + PLAIN] for p in range(n)])
     fewest = min(sizes)
-    out = []
-    for p in range(n):
-        c = coll[p * K : p * K + K]
-        s = c[PLAIN] + bonuses[p]
-        for kind, points in _FIXED:
-            s += points * c[kind]
-        s += _HOLES[min(c[DONUT_HOLES], 5)] + _JELLY[min(c[JELLY_FILLED], 6)]
-        s += _BOSTON[min(c[BOSTON_CREAM], 6)]
-        kinds = K - c.count(0)
-        if kinds >= MAPLE_BAR_MIN_KINDS:
-            s += MAPLE_BAR_POINTS * c[MAPLE_BAR]
-        if kinds <= MUCHO_MATCHA_MAX_KINDS:
-            s += MUCHO_MATCHA_POINTS * c[MUCHO_MATCHA]
-        if sizes[p] <= OLD_FASHIONED_MAX_CARDS:
-            s += OLD_FASHIONED_POINTS * c[OLD_FASHIONED]
-        if sizes[p] == fewest:
-            s += MAPLE_FROSTED_POINTS * c[MAPLE_FROSTED]
-        if c[COFFEE]:
-            s += c[COFFEE] * (c[RED_VELVET] + c[BEAR_CLAW] + c[DAY_OLD] + c[STRAWBERRY_GLAZED])
-        out.append(s)
-    return out
+    return [player_score(coll[p * K : p * K + K], sizes[p], fewest, bonuses[p]) for p in range(n)]
+
+
+def player_score(c: Sequence[int], size: int, fewest: int, plain_bonus: int) -> int:
+    """One player's total from their collection ``c`` (count per kind), their number of cards,
+    the fewest cards any player has (Maple Frosted) and their Plain majority bonus — the only
+    facts about the others a score depends on (so a search can rescore one player alone)."""
+    s = c[PLAIN] + plain_bonus
+    for kind, points in _FIXED:
+        s += points * c[kind]
+    s += _HOLES[min(c[DONUT_HOLES], 5)] + _JELLY[min(c[JELLY_FILLED], 6)]
+    s += _BOSTON[min(c[BOSTON_CREAM], 6)]
+    kinds = K - c.count(0)
+    if kinds >= MAPLE_BAR_MIN_KINDS:
+        s += MAPLE_BAR_POINTS * c[MAPLE_BAR]
+    if kinds <= MUCHO_MATCHA_MAX_KINDS:
+        s += MUCHO_MATCHA_POINTS * c[MUCHO_MATCHA]
+    if size <= OLD_FASHIONED_MAX_CARDS:
+        s += OLD_FASHIONED_POINTS * c[OLD_FASHIONED]
+    if size == fewest:
+        s += MAPLE_FROSTED_POINTS * c[MAPLE_FROSTED]
+    if c[COFFEE]:
+        s += c[COFFEE] * (c[RED_VELVET] + c[BEAR_CLAW] + c[DAY_OLD] + c[STRAWBERRY_GLAZED])
+    return s
 
 
 def winners(totals: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:

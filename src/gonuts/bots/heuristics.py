@@ -31,12 +31,13 @@ from gonuts.cards import (
     MUCHO_MATCHA,
     NUM_KINDS,
     OLD_FASHIONED,
+    PLAIN,
     RASPBERRY_FROSTED,
     RED_VELVET,
     SPRINKLED,
     STRAWBERRY_GLAZED,
 )
-from gonuts.scoring import SET_TABLES, scores
+from gonuts.scoring import SET_TABLES, plain_bonuses, player_score, scores
 
 K: Final = NUM_KINDS
 REACH: Final = 0.5
@@ -88,35 +89,35 @@ def estimate(coll: Sequence[int], ctx: Context) -> list[float]:
     exact = scores(coll, n)
     sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
     fewest = min(sizes)
-    gain = 0.75 * ctx.rounds_left
-    out: list[float] = []
-    for p in range(n):
-        c = coll[p * K : p * K + K]
-        v = float(exact[p])
-        for kind in (DONUT_HOLES, JELLY_FILLED, BOSTON_CREAM):
-            if c[kind] or kind == DONUT_HOLES:
-                table = SET_TABLES[kind]
-                v += _set_potential(kind, c[kind], ctx) - table[min(c[kind], len(table) - 1)]
-        kinds = K - c.count(0)
-        final_cards = sizes[p] + gain
-        final_kinds = kinds + 0.35 * ctx.rounds_left
-        if c[OLD_FASHIONED]:
-            exact_of = 5 * c[OLD_FASHIONED] if sizes[p] <= 9 else 0
-            v += 5 * c[OLD_FASHIONED] * _clip((11.0 - final_cards) / 4.0) - exact_of
-        if c[MAPLE_BAR]:
-            exact_mb = 3 * c[MAPLE_BAR] if kinds >= 7 else 0
-            v += 3 * c[MAPLE_BAR] * _clip((final_kinds - 5.0) / 3.0) - exact_mb
-        if c[MUCHO_MATCHA]:
-            exact_mm = 3 * c[MUCHO_MATCHA] if kinds <= 6 else 0
-            v += 3 * c[MUCHO_MATCHA] * _clip((8.0 - final_kinds) / 3.0) - exact_mm
-        if c[MAPLE_FROSTED]:
-            exact_mf = 5 * c[MAPLE_FROSTED] if sizes[p] == fewest else 0
-            share = 0.6 if sizes[p] == fewest else 0.25
-            v += 5 * c[MAPLE_FROSTED] * share - exact_mf
-        if c[COFFEE]:
-            v += 0.5 * c[COFFEE]
-        out.append(v)
-    return out
+    return [_projected(coll[p * K : p * K + K], exact[p], sizes[p], fewest, ctx) for p in range(n)]
+
+
+def _projected(c: Sequence[int], exact: int, size: int, fewest: int, ctx: Context) -> float:
+    """One player's expected final value from their collection ``c`` and exact score."""
+    v = float(exact)
+    for kind in (DONUT_HOLES, JELLY_FILLED, BOSTON_CREAM):
+        if c[kind] or kind == DONUT_HOLES:
+            table = SET_TABLES[kind]
+            v += _set_potential(kind, c[kind], ctx) - table[min(c[kind], len(table) - 1)]
+    kinds = K - c.count(0)
+    final_cards = size + 0.75 * ctx.rounds_left
+    final_kinds = kinds + 0.35 * ctx.rounds_left
+    if c[OLD_FASHIONED]:
+        exact_of = 5 * c[OLD_FASHIONED] if size <= 9 else 0
+        v += 5 * c[OLD_FASHIONED] * _clip((11.0 - final_cards) / 4.0) - exact_of
+    if c[MAPLE_BAR]:
+        exact_mb = 3 * c[MAPLE_BAR] if kinds >= 7 else 0
+        v += 3 * c[MAPLE_BAR] * _clip((final_kinds - 5.0) / 3.0) - exact_mb
+    if c[MUCHO_MATCHA]:
+        exact_mm = 3 * c[MUCHO_MATCHA] if kinds <= 6 else 0
+        v += 3 * c[MUCHO_MATCHA] * _clip((8.0 - final_kinds) / 3.0) - exact_mm
+    if c[MAPLE_FROSTED]:
+        exact_mf = 5 * c[MAPLE_FROSTED] if size == fewest else 0
+        share = 0.6 if size == fewest else 0.25
+        v += 5 * c[MAPLE_FROSTED] * share - exact_mf
+    if c[COFFEE]:
+        v += 0.5 * c[COFFEE]
+    return v
 
 
 def relative(values: Sequence[float], seat: int) -> float:
@@ -126,15 +127,36 @@ def relative(values: Sequence[float], seat: int) -> float:
 
 
 def card_values(coll: Sequence[int], ctx: Context, seat: int) -> list[float]:
-    """Per kind: how much taking one card of that kind (without its power) is worth to ``seat``."""
+    """Per kind: how much taking one card of that kind (without its power) is worth to ``seat``.
+
+    One more card for ``seat`` changes another player's value only through the Plain majority
+    or the fewest-cards count (Maple Frosted); every other kind rescored ``seat`` alone, which
+    gives the same numbers as :func:`estimate` over the whole table, N times faster.
+    """
+    n = ctx.n
     before = estimate(coll, ctx)
     base = relative(before, seat)
-    coll = list(coll)
+    sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
+    fewest = min(sizes)
+    bonus = plain_bonuses([coll[p * K + PLAIN] for p in range(n)])[seat]
+    mine = list(coll[seat * K : seat * K + K])
+    size = sizes[seat] + 1
+    others_fewest = min((sizes[p] for p in range(n) if p != seat), default=size)
+    grown_fewest = min(others_fewest, size)
+    values = list(before)
+    full = list(coll)
     out: list[float] = []
     for kind in range(K):
-        coll[seat * K + kind] += 1
-        out.append(relative(estimate(coll, ctx), seat) - base)
-        coll[seat * K + kind] -= 1
+        if kind == PLAIN or grown_fewest != fewest:
+            full[seat * K + kind] += 1
+            out.append(relative(estimate(full, ctx), seat) - base)
+            full[seat * K + kind] -= 1
+            continue
+        mine[kind] += 1
+        exact = player_score(mine, size, fewest, bonus)
+        values[seat] = _projected(mine, exact, size, fewest, ctx)
+        out.append(relative(values, seat) - base)
+        mine[kind] -= 1
     return out
 
 
