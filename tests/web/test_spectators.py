@@ -33,6 +33,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from web.test_serve import free_port
 
@@ -112,6 +113,8 @@ class Spectator:
     kinds: dict[str, int] = field(default_factory=dict)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     refused: bool = False
+    closed: int | None = None
+    """The close code, when the connection closed before the end (1006: dropped)."""
 
 
 async def watch(url: str, address: str, me: Spectator, done: asyncio.Event) -> None:
@@ -128,11 +131,14 @@ async def watch(url: str, address: str, me: Spectator, done: asyncio.Event) -> N
         await ws.send(json.dumps({"type": "hello", "token": None, "lang": "en"}))
 
         async def read() -> None:
-            async for text in ws:
-                kind = json.loads(text)["type"]
-                me.kinds[kind] = me.kinds.get(kind, 0) + 1
-                if kind == "state":
-                    me.ready.set()
+            try:
+                async for text in ws:
+                    kind = json.loads(text)["type"]
+                    me.kinds[kind] = me.kinds.get(kind, 0) + 1
+                    if kind == "state":
+                        me.ready.set()
+            except ConnectionClosed as exc:
+                me.closed = exc.rcvd.code if exc.rcvd is not None else 1006
 
         reader = asyncio.ensure_future(read())
         await done.wait()
@@ -140,7 +146,12 @@ async def watch(url: str, address: str, me: Spectator, done: asyncio.Event) -> N
     me.ready.set()
 
 
-async def storm_async(port: int, sockets: int, addresses: int, hold: float) -> dict[str, Any]:
+async def storm_async(
+    port: int, sockets: int, addresses: int, hold: float, deadline: float = 120.0
+) -> dict[str, Any]:
+    """Connect the crowd, hold it ``hold`` s, let it go; what it received and how long the
+    probe's requests took meanwhile (``all_in_s``: None if not everyone had a state within
+    ``deadline`` s)."""
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         seats = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
@@ -158,8 +169,12 @@ async def storm_async(port: int, sockets: int, addresses: int, hold: float) -> d
         asyncio.ensure_future(watch(url, f"127.0.0.{2 + i % addresses}", me, done))
         for i, me in enumerate(crowd)
     ]
-    await asyncio.wait_for(asyncio.gather(*(me.ready.wait() for me in crowd)), 120)
-    all_in = time.monotonic() - started
+    all_in: float | None = None
+    try:
+        await asyncio.wait_for(asyncio.gather(*(me.ready.wait() for me in crowd)), deadline)
+        all_in = round(time.monotonic() - started, 2)
+    except TimeoutError:
+        pass  # reported: not every spectator had its state within the deadline
     await asyncio.sleep(hold)
     done.set()
     await asyncio.gather(*tasks)
@@ -170,7 +185,8 @@ async def storm_async(port: int, sockets: int, addresses: int, hold: float) -> d
         "sockets": sockets,
         "watching": sum(1 for me in crowd if me.kinds.get("state")),
         "refused": sum(1 for me in crowd if me.refused),
-        "all_in_s": round(all_in, 2),
+        "closed_early": sum(1 for me in crowd if me.closed is not None),
+        "all_in_s": all_in,
         "table_messages": sum(me.kinds.get("table", 0) for me in crowd),
         "state_messages": sum(me.kinds.get("state", 0) for me in crowd),
         "probes": len(times),
@@ -186,7 +202,7 @@ def test_a_crowd_of_spectators_does_not_stall_the_server(tmp_path: Path) -> None
     with server(db, {}) as port:  # the default limits: 200 spectators, 64 sockets an address
         result = asyncio.run(storm_async(port, sockets=200, addresses=4, hold=2.0))
     assert result["watching"] == 200, result
-    assert result["refused"] == 0, result
+    assert result["refused"] == result["closed_early"] == 0, result
     assert result["probe_failures"] == 0, result
     # each connect used to send the summary to every socket (~20,000 table messages here);
     # spectators coming and going do not change the summary: none is sent
@@ -194,7 +210,7 @@ def test_a_crowd_of_spectators_does_not_stall_the_server(tmp_path: Path) -> None
     # generous bounds (two cores shared with other work): the request is answered while the
     # crowd connects, not after it
     assert result["probe_max_ms"] < 2000, result
-    assert result["all_in_s"] < 60, result
+    assert result["all_in_s"] is not None and result["all_in_s"] < 60, result
 
 
 def main() -> None:

@@ -115,11 +115,12 @@ class GuardedHttp(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
+        # (with requests pipelined behind it, self.cycle is a later request's)
+        unread = not self.pipeline and self.cycle is not None and self.cycle.more_body
         super().on_response_complete()
         if self.transport.is_closing():
             return
-        cycle = self.cycle
-        if cycle is not None and cycle.more_body:
+        if unread:
             # answered before its body was read (413): do not read the rest of it
             self._disarm_body()
             self.transport.close()
