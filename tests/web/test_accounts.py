@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
+from argon2.exceptions import VerifyMismatchError
 from fastapi import FastAPI
 from sqlalchemy import select
 from starlette.testclient import TestClient
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from gonuts.server.accounts import COOKIE, Accounts
+from gonuts.server.accounts import COOKIE, Accounts, dummy_hash
 from gonuts.server.accounts_api import SignInLimits
 from gonuts.server.db import AccountSessionRow, utcnow
 from gonuts.server.limits import BucketMap, Limits
@@ -381,3 +382,15 @@ def display_of(profile: dict[str, Any]) -> int:
 
 def test_display_of_a_new_account_is_1000() -> None:
     assert display(25.0, 25.0 / 3) == 1000
+
+
+def test_the_dummy_hash_costs_what_a_real_one_does() -> None:
+    """An unknown name is checked against a made-up hash with the server's own parameters: a
+    mismatch, never an error, and no cheaper (the parameters are the same)."""
+    hasher = PasswordHasher()
+    fake, real = dummy_hash(hasher), hasher.hash(PASSWORD)
+    assert fake.split("$")[:4] == real.split("$")[:4]  # argon2id, version, m/t/p
+    assert not hasher.check_needs_rehash(fake)
+    with pytest.raises(VerifyMismatchError):
+        hasher.verify(fake, PASSWORD)
+    assert dummy_hash(hasher) != fake  # a fresh salt and digest each time

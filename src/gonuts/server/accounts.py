@@ -19,7 +19,7 @@ The methods are synchronous and slow on purpose (argon2): the API runs them in a
 
 from __future__ import annotations
 
-import functools
+import base64
 import secrets
 import unicodedata
 from datetime import timedelta
@@ -64,10 +64,16 @@ def check_password(password: str) -> str:
     return password
 
 
-@functools.cache
-def _dummy_hash(hasher: PasswordHasher) -> str:
-    """A hash to verify against when the name is unknown (the same work as a real one)."""
-    return hasher.hash(secrets.token_urlsafe(16))
+def dummy_hash(hasher: PasswordHasher) -> str:
+    """An argon2id hash with ``hasher``'s parameters and random salt and digest, to verify
+    against when the name is unknown: the same work as a real one, and made without hashing
+    (so the first unknown name is not slower than the next)."""
+
+    def b64(n: int) -> str:
+        return base64.b64encode(secrets.token_bytes(n)).decode("ascii").rstrip("=")
+
+    params = f"m={hasher.memory_cost},t={hasher.time_cost},p={hasher.parallelism}"
+    return f"$argon2id$v=19${params}${b64(hasher.salt_len)}${b64(hasher.hash_len)}"
 
 
 class Accounts:
@@ -82,6 +88,7 @@ class Accounts:
     ) -> None:
         self.store = store
         self.hasher = hasher or PasswordHasher()
+        self.dummy = dummy_hash(self.hasher)
         self.session_life = timedelta(days=session_days)
 
     def sign_up(self, name: str, password: str) -> tuple[StoredAccount, str]:
@@ -101,7 +108,7 @@ class Accounts:
         except ServiceError:
             key = None
         found = self.store.credentials(key) if key is not None else None
-        stored = found[1] if found is not None else _dummy_hash(self.hasher)
+        stored = found[1] if found is not None else self.dummy
         try:
             self.hasher.verify(stored, password)
             ok = found is not None
