@@ -33,7 +33,7 @@ from gonuts.actions import Action, parse_action
 from gonuts.server import i18n
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.live import REPLACEMENT_LEVEL, Conn, LiveTable
-from gonuts.server.store import TableStore
+from gonuts.server.store import ActionTakenError, TableStore
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server.clock")
@@ -248,7 +248,7 @@ class TurnClock:
                         _, replayed = self.hub._apply_locked(
                             table, seat, action.notation, f"{CLOCK_ID}{key}"
                         )
-                    except ServiceError:
+                    except (ServiceError, ActionTakenError):
                         continue  # the position moved on meanwhile: look again
                     if replayed:
                         return  # another server process timed this decision out first
