@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,7 +35,7 @@ def create_clocked_table(page: Page, name: str, seats: list[str], clock: str) ->
 
 
 def test_the_countdown_and_the_bot_at_the_deadline(
-    contexts: Contexts, live_server: LiveServer
+    contexts: Contexts, live_server: LiveServer, screenshots: Path
 ) -> None:
     page = contexts.page()
     table_id = create_clocked_table(page, "Ana", ["human", "easy"], "60")
@@ -46,6 +47,7 @@ def test_the_countdown_and_the_bot_at_the_deadline(
     expect(mine).to_have_text(re.compile(r"^Your time: [1-3] s$"))
     expect(page.get_by_test_id("clock-0")).to_have_text(re.compile(r"^[0-3] s$"))
     expect(mine).to_have_class(re.compile(r"\burgent\b"))  # the last 10 s stand out
+    page.screenshot(path=screenshots / "clock.png")
     # Ana does nothing: at the deadline a bot chooses for her, and she is told so
     notices = page.get_by_test_id("clock-notices")
     expect(notices).to_contain_text("Time ran out: a bot chose for you")
