@@ -8,6 +8,7 @@ start real processes ("spawn"), a few seconds each on a loaded machine.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
@@ -21,6 +22,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from gonuts import Game
+from gonuts.cli.serve import SettingError, resolve
 from gonuts.server import thinking
 from gonuts.server.metrics import Metrics
 from gonuts.server.thinking import HintUnavailableError, Job, Thinker, workers_from_env
@@ -43,9 +45,9 @@ def views(n: int = 4) -> list[PlayerView]:
     return out
 
 
-def run(coro: Any) -> Any:
+def run(coro: Any, limit: float = LIMIT) -> Any:
     async def bounded() -> Any:
-        async with asyncio.timeout(LIMIT):
+        async with asyncio.timeout(limit):
             return await coro
 
     return asyncio.run(bounded())
@@ -96,6 +98,39 @@ def test_a_killed_worker_is_replaced_and_the_decision_retried() -> None:
             t.close()
 
     run(go())
+
+
+def test_a_ray_cluster_decides_legal_moves_and_gives_hints() -> None:
+    """On a local Ray instance (the ray extra is installed by make test)."""
+
+    async def go() -> None:
+        t = Thinker(1, ray="")
+        try:
+            await t.start()
+            assert t.ray == "" and t.slots == 1  # not fallen back to threads
+            for v in views(2):
+                assert await t.decide("t1", "mcts:20", v) in v.legal
+            v = views(1)[0]
+            h = await t.hint("t1", v, 20, seed=1)
+            assert h is not None and h["recommended"] in {a.notation for a in v.legal}
+            assert t.metrics.think_failures.labels("bot")._value.get() == 0
+        finally:
+            t.close()
+
+    run(go(), limit=240)
+
+
+def test_serve_settings_for_thinking() -> None:
+    args = argparse.Namespace()
+    assert resolve(args, {})["think"] is None  # processes
+    assert resolve(args, {})["think_workers"] == max(1, (os.cpu_count() or 1) - 1)
+    assert resolve(args, {"GONUTS_THINK": "ray"})["think"] == ""  # a local Ray
+    assert resolve(args, {"GONUTS_THINK": "ray:10.0.0.1:6379"})["think"] == "10.0.0.1:6379"
+    assert resolve(argparse.Namespace(think_workers="0"), {})["think_workers"] == 0
+    with pytest.raises(SettingError, match="GONUTS_THINK="):
+        resolve(args, {"GONUTS_THINK": "gpu"})
+    with pytest.raises(SettingError, match="--think-workers="):
+        resolve(argparse.Namespace(think_workers="-2"), {})
 
 
 def test_workers_from_env() -> None:

@@ -69,6 +69,16 @@ def _workers(text: str) -> int:
     return int(text)
 
 
+def _think(text: str) -> str | None:
+    """``processes`` → None; ``ray`` → "" (a local Ray); ``ray:ADDRESS`` → the address."""
+    kind, colon, address = text.strip().partition(":")
+    if kind == "processes" and not colon:
+        return None
+    if kind == "ray":
+        return address.strip()
+    raise SettingError("is not processes, ray or ray:ADDRESS")
+
+
 def _default_workers() -> int:
     """One thinking process per core but one (the event loop's), at least one."""
     return max(1, (os.cpu_count() or 1) - 1)
@@ -123,6 +133,7 @@ SETTINGS: Final = (
     Setting("keep_alive", "GONUTS_KEEP_ALIVE", _positive_seconds, lambda: 5.0),
     Setting("max_connections", "GONUTS_MAX_CONNECTIONS", _count, lambda: 2000),
     Setting("think_workers", "GONUTS_THINK_WORKERS", _workers, _default_workers),
+    Setting("think", "GONUTS_THINK", _think, lambda: None),
 )
 """Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
 
@@ -246,6 +257,14 @@ def register(sub: Any) -> None:
         help="worker processes for bot moves and hints (default: one per core but one; "
         "0: two threads of the server process, for tiny installs)",
     )
+    p.add_argument(
+        "--think",
+        default=None,
+        metavar="WHERE",
+        help="processes (default: --think-workers processes on this machine), or ray / "
+        "ray:ADDRESS: tasks of a local or running Ray cluster (the ray extra; every node needs "
+        "gonuts), --think-workers of them at once (0: one per CPU of the cluster)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -314,6 +333,7 @@ def run(args: argparse.Namespace) -> int:
         replace_after=settings["replace_after"],
         shutdown_grace=settings["shutdown_grace"],
         think_workers=settings["think_workers"],
+        think_ray=settings["think"],
     )
     host, port = settings["host"], settings["port"]
     shown_host = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host

@@ -415,6 +415,7 @@ def create_app(
     limits: Limits | None = None,
     shutdown_grace: float = 10.0,
     think_workers: int = 0,
+    think_ray: str | None = None,
     clock_scale: float = 1.0,
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default).
@@ -424,7 +425,8 @@ def create_app(
     watched for ``keep_finished`` seconds leaves memory (it stays in the database). At
     shutdown, moves being stored get ``shutdown_grace`` seconds to finish. Bots and hints
     think in ``think_workers`` worker processes (0: two threads of this process; ``gonuts
-    serve`` starts one per core but one, :mod:`gonuts.server.thinking`). ``clock_scale``
+    serve`` starts one per core but one, :mod:`gonuts.server.thinking`), or on the Ray
+    cluster at ``think_ray`` (empty: a local one). ``clock_scale``
     multiplies every table's turn clock (tests shorten it; :mod:`gonuts.server.clock`).
     """
     lim = limits or Limits()
@@ -436,6 +438,7 @@ def create_app(
         hint_iterations=hint_iterations,
         keep_finished=keep_finished,
         think_workers=think_workers,
+        think_ray=think_ray,
         clock_scale=clock_scale,
     )
     static = static_dir or STATIC_DIR

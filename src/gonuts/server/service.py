@@ -86,6 +86,7 @@ class Service:
         bot_factory: BotFactory | None = None,
         keep_finished: float = 300.0,
         think_workers: int = 0,
+        think_ray: str | None = None,
         thinker: Thinker | None = None,
         hint_toggles: tuple[float, int] | None = (0.5, 5),
         clock_scale: float = 1.0,
@@ -105,9 +106,10 @@ class Service:
         self._sweeper: asyncio.Task[None] | None = None
         self._stores = 0
         """Actions being stored right now (a graceful shutdown waits for them)."""
-        self.thinker = thinker or Thinker(think_workers, metrics=self.metrics)
+        self.thinker = thinker or Thinker(think_workers, metrics=self.metrics, ray=think_ray)
         """Bot decisions and hints run here: worker processes (``think_workers``; 0: threads
-        of this process), fairly queued and bounded (:mod:`gonuts.server.thinking`)."""
+        of this process) or a Ray cluster (``think_ray``: its address, empty for a local one),
+        fairly queued and bounded (:mod:`gonuts.server.thinking`)."""
         self.hint_toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
         """Hint toggles per seat (all its sockets): ``hint_toggles`` is (rate per second,
         burst), 5 per 10 s by default; None: unlimited."""

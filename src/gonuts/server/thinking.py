@@ -24,6 +24,7 @@ request and got a sliver of a core each (docs/server.md, "Bots and hints"). A
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import multiprocessing
 import os
@@ -31,12 +32,12 @@ import secrets
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing.reduction import ForkingPickler
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from gonuts.actions import Action, parse_action
 from gonuts.bots import hint, make_bot
@@ -51,6 +52,7 @@ IN_PROCESS_THREADS: Final = 2
 FALLBACK_LEVEL: Final = "medium"
 """The bot that decides when the workers cannot (greedy: a few milliseconds)."""
 
+T = TypeVar("T")
 Kind = Literal["bot", "hint"]
 KINDS: Final[tuple[Kind, ...]] = ("bot", "hint")
 
@@ -116,6 +118,39 @@ def _ready() -> int:
     return os.getpid()
 
 
+class RayExecutor(Executor):
+    """Jobs as tasks of a Ray cluster (the optional extra ``gonuts[ray]``), for installs whose
+    bots need more cores than one machine has. ``address`` names the cluster; empty starts a
+    local one (shut down again at :meth:`shutdown`). Every node needs gonuts installed."""
+
+    def __init__(self, address: str) -> None:
+        ray: Any = importlib.import_module("ray")
+        self.ray = ray
+        self.started = not ray.is_initialized()
+        if self.started:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(log_to_driver=False, include_dashboard=False)
+        self.remote: dict[Callable[..., Any], Any] = {}
+
+    def cpus(self) -> int:
+        """The cluster's CPUs: jobs worth sending at once."""
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        remote = self.remote.get(fn)
+        if remote is None:
+            remote = self.remote[fn] = self.ray.remote(fn)
+        future: Future[T] = remote.remote(*args, **kwargs).future()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
+
+
 # -- the queue -------------------------------------------------------------------------------------
 
 
@@ -137,7 +172,9 @@ class Thinker:
 
     ``workers``: processes (0: :data:`IN_PROCESS_THREADS` threads of this process);
     ``queue``: jobs that may wait (default 4 per worker, at least 16); ``timeout``: seconds a
-    job may take before its table stops waiting for it.
+    job may take before its table stops waiting for it. ``ray``: think on a Ray cluster
+    instead (its address; empty: a local one), ``workers`` jobs at once (0: one per CPU of the
+    cluster).
     """
 
     def __init__(
@@ -148,11 +185,14 @@ class Thinker:
         metrics: Metrics | None = None,
         timeout: float = 60.0,
         fallback: str = FALLBACK_LEVEL,
+        ray: str | None = None,
     ) -> None:
         if workers < 0:
             raise ValueError("workers must be 0 (threads in-process) or more")
         self.workers = workers
+        self.ray = ray
         self.slots = workers or IN_PROCESS_THREADS
+        self.queue = queue
         self.capacity = queue if queue is not None else max(16, 4 * self.slots)
         if self.capacity < 1:
             raise ValueError("the queue must hold at least one job")
@@ -180,6 +220,8 @@ class Thinker:
 
     def _new_executor(self) -> Executor:
         self.pool_starts += 1
+        if self.ray is not None:
+            return RayExecutor(self.ray)
         if self.workers == 0:
             return ThreadPoolExecutor(self.slots, thread_name_prefix="gonuts-think")
         context = multiprocessing.get_context("spawn")
@@ -197,7 +239,9 @@ class Thinker:
         starts again (an app's lifespan may run more than once)."""
         self._closed = False
         self._room = asyncio.Event()  # (of this event loop)
-        if self.workers and self._warming is None:
+        if self.ray is not None and self._executor is None:
+            await self._start_ray()
+        elif self.workers and self._warming is None:
             self._warming = asyncio.ensure_future(self._warm())
 
     async def _warm(self) -> None:
@@ -214,6 +258,21 @@ class Thinker:
             executor.shutdown(wait=False, cancel_futures=True)
             self.workers, self.slots, self._executor = 0, IN_PROCESS_THREADS, None
             self.metrics.think_workers.set(self.slots)
+
+    async def _start_ray(self) -> None:
+        """Connect to the Ray cluster (in a thread: it takes seconds); threads if it fails."""
+        try:
+            executor = await asyncio.to_thread(self._new_executor)
+        except Exception as exc:  # no ray installed, no cluster at that address, ...
+            log.error("Ray could not start (%s); thinking in threads instead", _why(exc))
+            self.ray, self.workers, self.slots = None, 0, IN_PROCESS_THREADS
+        else:
+            self._executor = executor
+            if not self.workers and isinstance(executor, RayExecutor):
+                self.slots = executor.cpus()
+                if self.queue is None:
+                    self.capacity = max(16, 4 * self.slots)
+        self.metrics.think_workers.set(self.slots)
 
     def close(self) -> None:
         """Stop the workers; jobs still waiting are cancelled."""
