@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def _players(text: str) -> tuple[int, ...]:
@@ -39,6 +40,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--random-seat", type=float, default=0.2, help="share of seats played by random players"
     )
+    parser.add_argument(
+        "--scripted-seat",
+        type=float,
+        default=0.0,
+        help="share of seats played by the scripted points player",
+    )
+    parser.add_argument(
+        "--past-seat", type=float, default=0.0, help="share of seats played by past snapshots"
+    )
+    parser.add_argument(
+        "--snapshot-every", type=_positive, default=20, help="iterations per past snapshot"
+    )
+    parser.add_argument("--init", default="", help="start from these weights (.npz)")
     parser.add_argument("--eval-every", type=_positive, default=10, help="iterations per eval")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/neural", help="folder for checkpoints and curves")
@@ -55,8 +69,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if not 0.0 <= args.random_seat < 1.0:
-        print("gonuts train: --random-seat must be in [0, 1)", file=sys.stderr)
+    shares = (args.random_seat, args.scripted_seat, args.past_seat)
+    if any(not 0.0 <= x < 1.0 for x in shares) or sum(shares) >= 1.0:
+        print(
+            "gonuts train: --random-seat, --scripted-seat and --past-seat must each be in"
+            " [0, 1) and sum to less than 1",
+            file=sys.stderr,
+        )
+        return 2
+    if args.init and not Path(args.init).is_file():
+        print(f"gonuts train: --init: no such file {args.init}", file=sys.stderr)
         return 2
     cfg = Config(
         seed=args.seed,
@@ -68,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         minibatch=args.minibatch,
         random_seat=args.random_seat,
+        scripted_seat=args.scripted_seat,
+        past_seat=args.past_seat,
+        snapshot_every=args.snapshot_every,
+        init=args.init,
         eval_every=args.eval_every,
         out=args.out,
     )
@@ -89,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
             )
             bar.update(task, completed=it, info=info)
 
-        final = train(cfg, progress)
+        try:
+            final = train(cfg, progress)
+        except ValueError as exc:  # e.g. --init weights of another width
+            print(f"gonuts train: {exc}", file=sys.stderr)
+            return 2
     print(f"weights: {final}  curve: {final.parent / 'curve.png'}")
     return 0
