@@ -65,6 +65,10 @@ def test_the_guide_can_be_skipped_and_speaks_italian(contexts: Contexts) -> None
     page.get_by_test_id("learn").click()
     page.wait_for_url(re.compile(r"/t/[^/?]+$"))
     expect(page.get_by_test_id("tutorial-welcome")).to_contain_text("Benvenuto")
+    page.get_by_test_id("lang-select").select_option("en")  # the bubble follows the language
+    expect(page.get_by_test_id("tutorial-welcome")).to_contain_text("Welcome")
+    page.get_by_test_id("lang-select").select_option("it")
+    expect(page.get_by_test_id("tutorial-skip")).to_have_text("Salta la guida")
     page.get_by_test_id("tutorial-skip").click()
     expect(page.get_by_test_id("tutorial-bubble")).to_be_hidden()
     page.get_by_test_id("pick-3").click()  # the game goes on without the guide

@@ -6,7 +6,7 @@
 
 import { api } from "../api.js";
 import { h, mount } from "../dom.js";
-import { cardName, t } from "../i18n.js";
+import { cardName, onLanguageChange, t } from "../i18n.js";
 import { saveSeat, savedName } from "../session.js";
 
 export const TUTORIAL_LEVEL = "tutorial";
@@ -57,6 +57,10 @@ export class TutorialGuide {
     this.box = h("aside", { class: "tutorial-bubble", "data-testid": "tutorial-bubble", "aria-live": "polite", hidden: true });
     anchor.before(this.box);
     this.view = null;
+    const unlisten = onLanguageChange(() => {
+      if (!this.box.isConnected && !this.anchor.isConnected) unlisten(); // the page is gone
+      else if (this.current) this.#draw();
+    });
     // the table redraws itself (moves, seats coming and going): keep the suggestion outlined
     new MutationObserver(() => this.#highlight()).observe(anchor, { childList: true, subtree: true });
   }
@@ -99,7 +103,7 @@ export class TutorialGuide {
       this.#want("reveal");
     } else if (e.type === "card_contested") {
       this.saw.contest = true;
-      this.#want("contest", { position: e.position, card: cardName(e.card) });
+      this.#want("contest", { position: e.position, kind: e.card });
     } else if (POWER_EVENTS.has(e.type) && (e.source || e.type === "row_card_discarded")) {
       this.saw.power = true;
       this.#want("power", { what: e.text ?? "" });
@@ -110,7 +114,7 @@ export class TutorialGuide {
   /** The suggested card of this round and where it lies. */
   #suggestion(view) {
     const kind = SUGGESTED[view.round];
-    return { card: cardName(kind), position: view.row.indexOf(kind) + 1 || "?" };
+    return { kind, position: view.row.indexOf(kind) + 1 || "?" };
   }
 
   /** Queue step `id` (once per table: a reload does not repeat what was read); a `round`
@@ -123,11 +127,19 @@ export class TutorialGuide {
   #show() {
     if (this.current || !this.queue.length) return;
     this.current = this.queue.shift();
+    this.#draw();
+    this.box.hidden = false;
+    this.#highlight();
+  }
+
+  /** The current step's bubble, in the current language. */
+  #draw() {
     const { id, vars } = this.current;
     const last = id === "finished";
+    const card = vars.kind ? cardName(vars.kind) : undefined;
     mount(this.box,
       h("p", { class: "tutorial-title" }, t("tutorial.title")),
-      h("p", { "data-step": id, "data-testid": `tutorial-${id}` }, t(`tutorial.${id}`, vars)),
+      h("p", { "data-step": id, "data-testid": `tutorial-${id}` }, t(`tutorial.${id}`, { ...vars, card })),
       h("div", { class: "row-inline" },
         last
           ? [
@@ -138,8 +150,6 @@ export class TutorialGuide {
               h("button", { type: "button", "data-testid": "tutorial-next", onclick: () => this.#next() }, t("tutorial.next")),
               h("button", { type: "button", class: "secondary", "data-testid": "tutorial-skip", onclick: () => this.#skip() }, t("tutorial.skip")),
             ]));
-    this.box.hidden = false;
-    this.#highlight();
   }
 
   #next() {
