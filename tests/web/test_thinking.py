@@ -13,9 +13,12 @@ import asyncio
 import logging
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,6 +101,38 @@ def test_a_killed_worker_is_replaced_and_the_decision_retried() -> None:
             t.close()
 
     run(go())
+
+
+SERVER = """
+import asyncio, os, sys
+from gonuts.server.thinking import Thinker
+
+async def main():
+    t = Thinker(1)
+    await t.start()
+    pid = await asyncio.get_running_loop().run_in_executor(t.executor, os.getpid)
+    print(pid, flush=True)
+    await asyncio.sleep(600)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(SERVER)
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        worker = int(server.stdout.readline())
+        assert Path(f"/proc/{worker}").exists()
+    finally:
+        server.kill()  # SIGKILL: no shutdown code runs
+        server.wait(10)
+    wait_until(
+        lambda: not Path(f"/proc/{worker}").exists(), timeout=15, message="the worker to exit"
+    )
 
 
 def test_a_ray_cluster_decides_legal_moves_and_gives_hints() -> None:

@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import secrets
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
@@ -111,6 +112,23 @@ def think(job: Job) -> Any:
         return hint(job.view, iterations=job.iterations, seed=job.seed).to_dict()
     except ValueError:  # the seat has no decision to take (the game moved on)
         return None
+
+
+PARENT_POLL: Final = 1.0
+"""Seconds between a worker's looks at whether the server that started it is still there."""
+
+
+def _exit_with_parent() -> None:
+    """A worker's initializer: exit when the server process dies (even by SIGKILL), instead
+    of waiting forever, orphaned, for jobs (its queue's pipe never reports the end)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="gonuts-parent-watch", daemon=True).start()
 
 
 def _ready() -> int:
@@ -225,7 +243,7 @@ class Thinker:
         if self.workers == 0:
             return ThreadPoolExecutor(self.slots, thread_name_prefix="gonuts-think")
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(self.workers, mp_context=context)
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_exit_with_parent)
 
     @property
     def executor(self) -> Executor:
