@@ -13,12 +13,15 @@ request and got a sliver of a core each (docs/server.md, "Bots and hints"). A
 * The queue is fair and bounded. Jobs wait per table (its key) and tables take turns
   (round-robin), so one table's flood of requests cannot starve another table; when both bot
   decisions and hints wait, the two kinds take turns too. At most ``queue`` jobs wait: a new
-  hint request beyond that is refused (:class:`HintUnavailableError`), a bot decision waits for room
-  (one per table at most: a table's bots decide one at a time), so the queue never grows
-  without bound.
+  hint request beyond that is refused (:class:`HintUnavailableError`), a bot decision waits
+  for room (one per table at most: a table's bots decide one at a time), so the queue never
+  grows without bound.
 * A crashed worker (``BrokenProcessPool``) is replaced and the job tried once more. A job that
   fails anyway, raises or overruns ``timeout`` is logged in one line; a bot decision then falls
-  back to the cheap ``fallback`` bot in this process, so a table never gets stuck.
+  back to the cheap ``fallback`` bot in this process, so a table never gets stuck. A worker
+  exits by itself when the server process dies.
+* Optionally the jobs run as tasks of a Ray cluster instead (:class:`RayExecutor`), through
+  the same queue.
 """
 
 from __future__ import annotations
