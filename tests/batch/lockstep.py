@@ -3,7 +3,9 @@
 One batch per player count holds the records of ``tests/records/`` for that count (their
 decisions applied one at a time, as recorded) and random games (random legal decisions; in a
 simultaneous phase usually every seat at once, sometimes a random part of them), so each
-player count compiles once.
+player count compiles once. Variants are data in a :class:`gonuts.batch.State`, so the same
+batch also holds random games of every house-rule variant (``Game.new(..., variants=...)``
+on the engine's side).
 """
 
 from __future__ import annotations
@@ -15,16 +17,46 @@ from typing import Any
 import jax
 import numpy as np
 
+from gonuts import actions as A  # noqa: N812
 from gonuts import batch, rules
 from gonuts.actions import NUM_ACTIONS, parse_action
-from gonuts.cards import KIND_IDS
+from gonuts.batch import core
+from gonuts.cards import CINNAMON_TWIST, KIND_IDS, MILK, NUM_KINDS, SPRINKLED
 from gonuts.envs.encoding import encode_observation
 from gonuts.game import Game
 from gonuts.record import Record, replay_summary
 from gonuts.state import Phase
+from gonuts.variants import MILK_ANY_THREE, SPRINKLED_ANY_CARD, TWIST_PASS_ANY, VARIANTS
 from gonuts.view import make_view
 
 PHASES = tuple(Phase)
+CONFIGS: tuple[tuple[str, ...], ...] = ((), *((v,) for v in VARIANTS), VARIANTS)
+"""The variant sets random games cycle through: the default game first, each variant alone,
+all three together; the default game takes half of the random games."""
+
+
+def config_of(i: int) -> tuple[str, ...]:
+    """The variants of random game ``i``: the default for even ``i``, else the others in turn."""
+    return () if i % 2 == 0 else CONFIGS[1 + (i // 2) % (len(CONFIGS) - 1)]
+
+
+def variant_only(game: Game, player: int, action: int) -> str | None:
+    """The variant whose rule alone makes ``action`` legal here (``None``: the default game
+    allows it too) — so a test can check that each variant's own moves were played."""
+    g = game.state
+    mine = g.coll[player * NUM_KINDS : (player + 1) * NUM_KINDS]
+    given = (action - A.GIVE_BASE) % NUM_KINDS
+    # the default game lets a power's own card go only when it is not the last of its kind
+    last_sprinkled = given == SPRINKLED and mine[SPRINKLED] == 1 and sum(mine) > 1
+    if g.phase is Phase.SPRINKLED and last_sprinkled:
+        return SPRINKLED_ANY_CARD
+    if g.phase is Phase.MILK and action == A.DISCARD_BASE + MILK and g.step > 0:
+        return MILK_ANY_THREE
+    twist = A.PASS_BASE + CINNAMON_TWIST
+    last_twist = action == twist and mine[CINNAMON_TWIST] == 1
+    if g.phase is Phase.CINNAMON_TWIST and player == g.actor and last_twist:
+        return TWIST_PASS_ANY
+    return None
 
 
 @dataclass
@@ -38,6 +70,8 @@ class Tally:
     phases: set[str] = field(default_factory=set)
     observations: int = 0
     summaries: int = 0
+    variant_moves: dict[str, int] = field(default_factory=dict)
+    """Moves only a variant allows (:func:`variant_only`), counted per variant."""
 
 
 def engine_mask(game: Game) -> np.ndarray[Any, Any]:
@@ -109,11 +143,16 @@ def tables(players: int, games: int, seed: int, records: list[str]) -> list[Tabl
     for text in records:
         record = Record.from_json(text)
         names = list(record.players)
-        game = Game.new(names, deck=list(record.initial_deck()), events=False)
+        game = Game.new(
+            names, deck=list(record.initial_deck()), events=False, variants=record.variants
+        )
         script = [(a.player, parse_action(a.action).id) for a in record.actions]
         out.append(Table(game, names, script))
     for i in range(games):
-        out.append(Table(Game.new(players, seed=seed * 100_003 + i, events=False)))
+        variants = config_of(i)
+        out.append(
+            Table(Game.new(players, seed=seed * 100_003 + i, events=False, variants=variants))
+        )
     return out
 
 
@@ -135,6 +174,9 @@ def lockstep(
     tabs = tables(players, games, seed, records)
     decks = np.array([[KIND_IDS.index(k) for k in _deck(t.game)] for t in tabs], np.int32)
     state = batch.new(players, decks)
+    # each game's variants (batch.new deals one set for all; here they differ per game)
+    bits = [core.variant_mask(t.game.variants) for t in tabs]
+    state = state._replace(variants=jax.numpy.asarray(bits, jax.numpy.int32))
     summarised = len(records) + summary_games
     t = 0
     while True:
@@ -162,6 +204,10 @@ def lockstep(
         actions = np.full((len(tabs), players), -1, np.int32)
         for b, tab in enumerate(tabs):
             for p, a in tab.decisions(rng):
+                only = variant_only(tab.game, p, a)
+                if only is not None:
+                    assert only in tab.game.variants, f"{players}p game {b}: {only} move"
+                    tally.variant_moves[only] = tally.variant_moves.get(only, 0) + 1
                 rules.apply(tab.game.state, p, a)
                 actions[b, p] = a
                 tally.decisions += 1

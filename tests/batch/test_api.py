@@ -19,6 +19,7 @@ import jax.numpy as jnp  # noqa: E402
 
 import gonuts.envs  # noqa: E402, F401 - registers gonuts/GoNuts-v0
 from gonuts import batch, rules  # noqa: E402
+from gonuts.batch import core  # noqa: E402
 from gonuts.batch import functional as F  # noqa: E402, N812
 from gonuts.batch.play import random_games  # noqa: E402
 from gonuts.cards import KIND_IDS, canonical_deck  # noqa: E402
@@ -30,6 +31,7 @@ from gonuts.envs.encoding import (  # noqa: E402
 )
 from gonuts.envs.vector import GoNutsVectorEnv  # noqa: E402
 from gonuts.game import Game  # noqa: E402
+from gonuts.variants import VARIANTS, UnknownVariantError  # noqa: E402
 
 # Each test compiles its own JAX programs (tens of seconds on a busy 2-core machine).
 pytestmark = pytest.mark.timeout(600)
@@ -78,16 +80,32 @@ def test_illegal_and_missing_actions_change_nothing() -> None:
     ]
 
 
-def test_random_games_on_the_device_finish_and_conserve_cards() -> None:
-    final, decisions, ticks = random_games(3, jax.random.key(3), 64)
+@pytest.mark.parametrize("variants", [(), VARIANTS])
+def test_random_games_on_the_device_finish_and_conserve_cards(variants: tuple[str, ...]) -> None:
+    bits = core.variant_mask(variants)
+    final, decisions, ticks = random_games(3, jax.random.key(3), 64, bits)
     s = jax.tree.map(np.asarray, final)
     assert (np.asarray(batch.done(final))).all()
+    assert (s.variants == bits).all()
     deck_len = s.deck.shape[1]
     for b in range(64):
         on_table = (s.row[b] >= 0).sum() + deck_len - s.top[b] + s.pile_len[b]
         assert on_table + s.coll[b].sum() == deck_len
+        assert s.winners[b].tolist() == np.asarray(core.winners(s.coll[b])).tolist()
         assert s.winners[b].any()
     assert int(decisions) > 64 * 30 and int(ticks) > 20
+
+
+def test_variants_are_checked_and_dealt() -> None:
+    s = batch.new(3, key=jax.random.key(6), size=2, variants=["twist_pass_any", "milk_any_three"])
+    want = core.VARIANT_BITS["twist_pass_any"] | core.VARIANT_BITS["milk_any_three"]
+    assert np.asarray(s.variants).tolist() == [want, want]
+    assert np.asarray(batch.new(3, key=jax.random.key(6), size=2).variants).tolist() == [0, 0]
+    with pytest.raises(UnknownVariantError, match="unknown variant 'milk_any_two'"):
+        batch.new(3, key=jax.random.key(6), size=2, variants=["milk_any_two"])
+    assert int(F.init(jax.random.key(6), 3, ["sprinkled_any_card"]).variants) == 1
+    with pytest.raises(UnknownVariantError):
+        GoNutsVectorEnv(2, players=3, variants=["nope"])
 
 
 def test_functional_api_plays_like_the_rules_engine() -> None:
@@ -150,9 +168,18 @@ def test_vector_env_options() -> None:
         GoNutsVectorEnv(2, players=3, opponents="greedy")
     with pytest.raises(ValueError, match="no seat 3"):
         GoNutsVectorEnv(2, players=3, seat=3)
-    envs = GoNutsVectorEnv(2, players=3, seat=2, reward="score_diff", illegal_action="raise")
+    envs = GoNutsVectorEnv(
+        2,
+        players=3,
+        seat=2,
+        reward="score_diff",
+        illegal_action="raise",
+        variants=["twist_pass_any", "sprinkled_any_card"],
+    )
     _, info = envs.reset(seed=1)
     assert info["seat"].tolist() == [2, 2]
+    assert envs.variants == ("sprinkled_any_card", "twist_pass_any")
+    assert envs._state is not None and np.asarray(envs._state.variants).tolist() == [5, 5]
     with pytest.raises(ValueError, match="not legal"):
         envs.step(np.array([520, 520]))
 

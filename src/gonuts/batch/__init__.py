@@ -21,7 +21,7 @@ See ``docs/batch.md`` for the state layout and the phase machine (:mod:`gonuts.b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any
 
@@ -51,16 +51,16 @@ __all__ = [
 
 
 @partial(jax.jit, static_argnums=0)
-def _new_from_decks(players: int, decks: jax.Array) -> State:
-    return jax.vmap(lambda d: core.initial(d, players))(decks)
+def _new_from_decks(players: int, decks: jax.Array, variants: jax.Array) -> State:
+    return jax.vmap(lambda d: core.initial(d, players, variants))(decks)
 
 
 @partial(jax.jit, static_argnums=(0, 2))
-def _new_random(players: int, key: jax.Array, size: int) -> State:
+def _new_random(players: int, key: jax.Array, size: int, variants: jax.Array) -> State:
     deck = jnp.asarray(canonical_deck(players), jnp.int32)
     keys = jax.random.split(key, size)
     decks = jax.vmap(lambda k: jax.random.permutation(k, deck))(keys)
-    return jax.vmap(lambda d: core.initial(d, players))(decks)
+    return jax.vmap(lambda d: core.initial(d, players, variants))(decks)
 
 
 def new(
@@ -69,10 +69,17 @@ def new(
     *,
     key: jax.Array | None = None,
     size: int | None = None,
+    variants: Iterable[str] = (),
 ) -> State:
     """Deal games: from ``decks`` (int ``[B, deck_len]``, kind ids top first) or, with
-    ``key`` and ``size``, from ``size`` random shuffles."""
+    ``key`` and ``size``, from ``size`` random shuffles.
+
+    ``variants`` names house rules of RULES.md (:data:`gonuts.variants.VARIANTS`) played in
+    every game dealt, as ``Game.new(..., variants=...)`` plays them; an unknown name raises
+    :class:`gonuts.variants.UnknownVariantError`. They are data, not a shape: the default game
+    and every variant share one compiled program."""
     check_player_count(players)
+    bits = jnp.asarray(core.variant_mask(variants), jnp.int32)
     length = len(canonical_deck(players))
     if decks is not None:
         host = np.asarray(decks)
@@ -83,11 +90,11 @@ def new(
         if bad.size:
             raise ValueError(f"deck {int(bad[0])} is not the deck for {players} players")
         arr = jnp.asarray(host, jnp.int32)
-        dealt: State = _new_from_decks(players, arr)
+        dealt: State = _new_from_decks(players, arr, bits)
         return dealt
     if key is None or size is None or size < 1:
         raise ValueError("give decks, or a key and a size of at least 1")
-    shuffled: State = _new_random(players, key, size)
+    shuffled: State = _new_random(players, key, size, bits)
     return shuffled
 
 

@@ -20,6 +20,7 @@ whatever the phase.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 import jax
@@ -30,6 +31,7 @@ from gonuts import actions as A  # noqa: N812 - the action-id table, read like a
 from gonuts import cards as C  # noqa: N812 - kind indexes by name
 from gonuts import scoring
 from gonuts.state import Phase
+from gonuts.variants import VARIANTS, check_variants
 
 Array = jax.Array
 
@@ -57,6 +59,20 @@ RESOLVE: Final = len(PHASES)
 
 MILK_DISCARDS: Final = 3
 DAY_OLD_TAKES: Final = 3
+
+VARIANT_BITS: Final = {name: 1 << i for i, name in enumerate(VARIANTS)}
+"""The bit of each house-rule variant (:mod:`gonuts.variants`) in :attr:`State.variants`."""
+_SPRINKLED_ANY: Final = VARIANT_BITS["sprinkled_any_card"]
+_MILK_ANY: Final = VARIANT_BITS["milk_any_three"]
+_TWIST_ANY: Final = VARIANT_BITS["twist_pass_any"]
+
+
+def variant_mask(names: Iterable[str] = ()) -> int:
+    """The :attr:`State.variants` bits of the variant ``names`` (checked: an unknown name
+    raises :class:`gonuts.variants.UnknownVariantError`)."""
+    chosen = check_variants(names)
+    return sum(VARIANT_BITS[name] for name in chosen)
+
 
 # The phase a card's power waits in once started (-1: no decision phase).
 _POWER_PHASE: Final = (
@@ -122,6 +138,9 @@ class State(NamedTuple):
     """``[n]`` the kind that seat knows."""
     winners: Array
     """``[n]`` bool, set when the game ends."""
+    variants: Array
+    """``[]`` the house-rule variants in play, as :data:`VARIANT_BITS` (0: the default game).
+    A value, not a shape: games with different variants share one compiled program."""
 
 
 def num_players(s: State) -> int:
@@ -129,12 +148,18 @@ def num_players(s: State) -> int:
     return int(s.picks.shape[-1])
 
 
+def _has(s: State, bit: int) -> Array:
+    """Whether the variant ``bit`` is in play."""
+    return (s.variants & bit) != 0
+
+
 def _i(x: int) -> Array:
     return jnp.asarray(x, jnp.int32)
 
 
-def initial(deck: Array, n: int) -> State:
-    """A dealt game for ``n`` players from ``deck`` (kind ids, top first)."""
+def initial(deck: Array, n: int, variants: int | Array = 0) -> State:
+    """A dealt game for ``n`` players from ``deck`` (kind ids, top first), playing the
+    variants ``variants`` (:func:`variant_mask`)."""
     d = deck.shape[0]
     deck = deck.astype(jnp.int32)
     minus = jnp.full((n,), -1, jnp.int32)
@@ -156,6 +181,7 @@ def initial(deck: Array, n: int) -> State:
         known_len=jnp.zeros((n,), jnp.int32),
         known_kind=minus,
         winners=jnp.zeros((n,), bool),
+        variants=jnp.asarray(variants, jnp.int32),
     )
 
 
@@ -165,35 +191,6 @@ def initial(deck: Array, n: int) -> State:
 def _onehot(n: int, seat: Array, kind: Array) -> Array:
     """``[n, K]`` 1 at (seat, kind); all zeros for seat ``-1``."""
     return (jnp.arange(n)[:, None] == seat) & (jnp.arange(K)[None, :] == kind)
-
-
-def _move(s: State, frm: Array, to: Array, kind: Array) -> State:
-    """One card of ``kind`` leaves seat ``frm`` and joins seat ``to`` (``-1``: nowhere)."""
-    n = num_players(s)
-    delta = _onehot(n, to, kind).astype(jnp.int32) - _onehot(n, frm, kind).astype(jnp.int32)
-    return s._replace(coll=s.coll + delta)
-
-
-def _push(s: State, kind: Array, cond: Array) -> State:
-    """If ``cond``: put a card of ``kind`` on top of the discard pile."""
-    slot = jnp.arange(s.pile.shape[0]) == s.pile_len
-    return s._replace(
-        pile=jnp.where(slot & cond, kind, s.pile),
-        pile_len=s.pile_len + cond,
-        pile_count=s.pile_count + ((jnp.arange(K) == kind) & cond),
-    )
-
-
-def _pull(s: State, kind: Array, cond: Array) -> State:
-    """If ``cond``: remove the topmost card of ``kind`` from the discard pile."""
-    j = jnp.arange(s.pile.shape[0])
-    idx = jnp.max(jnp.where((s.pile == kind) & (j < s.pile_len), j, -1))
-    shifted = jnp.concatenate([s.pile[1:], jnp.full((1,), -1, jnp.int32)])
-    return s._replace(
-        pile=jnp.where(cond & (j >= idx), shifted, s.pile),
-        pile_len=s.pile_len - cond,
-        pile_count=s.pile_count - ((jnp.arange(K) == kind) & cond),
-    )
 
 
 def _at(x: Array, i: Array) -> Array:
@@ -209,19 +206,8 @@ def _set_points(table: tuple[int, ...], count: Array) -> Array:
     return jnp.asarray(table, jnp.int32)[jnp.minimum(count, len(table) - 1)]
 
 
-def _choose(cond: Array, new: State, old: State) -> State:
-    """``new`` where ``cond``, else ``old``, field by field (a branch as a select)."""
-    out: State = jax.tree.map(lambda x, y: jnp.where(cond, x, y), new, old)
-    return out
-
-
 def deck_size(s: State) -> Array:
     return s.deck.shape[-1] - s.top
-
-
-def _forget(s: State) -> State:
-    """Drop Double Chocolate knowledge of cards that have left the deck."""
-    return s._replace(known_len=jnp.where(s.known_len > deck_size(s), 0, s.known_len))
 
 
 def _deck_card(s: State, i: Array) -> Array:
@@ -294,8 +280,10 @@ def actor_legal(s: State) -> Array:
     taking = s.pile_count > 0
     give_kinds = (mine - (kinds == C.SPRINKLED)) > 0
     give_kinds = jnp.where(give_kinds.any(), give_kinds, kinds == C.SPRINKLED)
+    give_kinds = jnp.where(_has(s, _SPRINKLED_ANY), mine > 0, give_kinds)
     give = (seats != s.actor)[:, None] & give_kinds[None, :]
     milk = ((mine > 0) & (kinds != C.MILK)) | ((kinds == C.MILK) & (s.step == 0))
+    milk = jnp.where(_has(s, _MILK_ANY), mine > 0, milk)
     rasp = (mine - (kinds == C.RASPBERRY_FROSTED)) > 0
     stop_slot = jnp.arange(width(n)) == width(n) - 1
     no = jnp.zeros((width(n),), bool)
@@ -328,6 +316,7 @@ def pass_legal(s: State) -> Array:
     """``[n, K]`` bool: the kinds each seat may still pass in a Cinnamon Twist."""
     n = num_players(s)
     twist = (jnp.arange(n) == s.actor)[:, None] & (jnp.arange(K) == C.CINNAMON_TWIST)[None, :]
+    twist &= ~_has(s, _TWIST_ANY)
     waiting = (s.phase == CINNAMON_TWIST) & (s.passes < 0)
     return ((s.coll - twist) > 0) & waiting[:, None]
 
@@ -429,14 +418,40 @@ def winners(coll: Array) -> Array:
     return tied & (sizes == most)
 
 
-# -- decisions ----------------------------------------------------------------------------------
+# -- one transition -----------------------------------------------------------------------------
+#
+# Every change of a game is one call of :func:`transition`: record a selection, record Cinnamon
+# Twist passes, carry out a one-player decision, resolve the next picked position, or refill
+# the row. Under ``vmap`` a ``lax.switch`` over these would compute every branch and select
+# whole states; instead each kind of change computes only scalars (which seat, which kind,
+# which position) and the few array operations — one collection update, one push, one pull,
+# one row update — run once per transition with the arguments of whichever branch applies.
 
 
-def apply_power(s: State, a: Array) -> tuple[State, Array]:
-    """Carry out the actor's legal action ``a`` in a one-player power phase.
+class _Power(NamedTuple):
+    """What the actor's action does in a one-player power phase (scalars)."""
 
-    Returns the new state and whether the power is finished (as ``Power.apply``).
-    """
+    frm: Array
+    """Seat that loses a card (``-1``: none)."""
+    to: Array
+    """Seat that gains it (``-1``: none)."""
+    kind: Array
+    push: Array
+    """The card goes onto the discard pile."""
+    pull: Array
+    """The card comes out of the discard pile."""
+    clear: Array
+    """Row position emptied (``-1``: none)."""
+    keep: Array
+    """Double Chocolate: the kind kept."""
+    counted: Array
+    """One more Day-Old take or Milk discard."""
+    finished: Array
+    """The power is over (as ``Power.apply``)."""
+
+
+def _power(s: State, a: Array) -> _Power:
+    """The effect of the actor's legal action ``a`` in a one-player power phase."""
     ph = s.phase
     actor = s.actor
     none = _i(-1)
@@ -462,54 +477,231 @@ def apply_power(s: State, a: Array) -> tuple[State, Array]:
         [actor, seat_g],
         none,
     )
-    fc_card = _at(s.row, row_pos)
     kind = jnp.select(
         [is_fc, is_dc, (ph == RED_VELVET) | is_do, ph == SPRINKLED, ph == BEAR_CLAW, self_discard],
-        [fc_card, kind_keep, kind_take, kind_g, kind_tf, kind_d],
+        [_at(s.row, row_pos), kind_keep, kind_take, kind_g, kind_tf, kind_d],
         kind_df,
     )
-    s = _move(s, frm, to, kind)
-    push = (is_fc & ~stop) | self_discard | (ph == STRAWBERRY_GLAZED)
-    s = _push(s, kind, push)
-    s = _pull(s, kind, ((ph == RED_VELVET) | is_do) & ~stop)
-    clear = is_fc & ~stop & (jnp.arange(s.row.shape[0]) == row_pos)
-    s = s._replace(row=jnp.where(clear, -1, s.row))
-    s = _choose(is_dc, _keep(s, kind_keep), s)
-    milk_done = (kind_d == C.MILK) | (s.step + 1 >= MILK_DISCARDS)
-    counted = (is_do & ~stop) | ((ph == MILK) & (kind_d != C.MILK))
-    s = s._replace(step=s.step + counted)
-    finished = jnp.select([is_fc | is_do, ph == MILK], [stop, milk_done], jnp.bool_(True))
-    return s, finished
+    # discarding the Milk itself first is the alternative that ends the power; only
+    # milk_any_three lets a Milk be a later discard, which counts as one of the three
+    milk_alone = (kind_d == C.MILK) & (s.step == 0)
+    milk_done = milk_alone | (s.step + 1 >= MILK_DISCARDS)
+    return _Power(
+        frm=frm,
+        to=to,
+        kind=kind,
+        push=(is_fc & ~stop) | self_discard | (ph == STRAWBERRY_GLAZED),
+        pull=((ph == RED_VELVET) | is_do) & ~stop,
+        clear=jnp.where(is_fc & ~stop, row_pos, none),
+        keep=kind_keep,
+        counted=(is_do & ~stop) | ((ph == MILK) & ~milk_alone),
+        finished=jnp.select([is_fc | is_do, ph == MILK], [stop, milk_done], jnp.bool_(True)),
+    )
 
 
-def _keep(s: State, kept: Array) -> State:
-    """Double Chocolate deck bookkeeping once ``kept`` (already in the collection) is chosen."""
+def _kept(s: State, kept: Array) -> tuple[Array, Array, Array, Array]:
+    """Double Chocolate once ``kept`` is chosen: the deck (the other drawn card put back on
+    top), its top, and every seat's knowledge of the top card (``deck, top, known_len,
+    known_kind``)."""
+    n = num_players(s)
     size = deck_size(s)
     first = _deck_card(s, _i(0))
     second = (first != kept) & (size >= 2)
     deck = jnp.where(second & (jnp.arange(s.deck.shape[0]) == s.top + 1), first, s.deck)
-    s = s._replace(deck=deck, top=s.top + 1)
+    top = s.top + 1
     # Another seat that knew one of the two drawn cards may deduce the one put back.
-    n = num_players(s)
     other = (jnp.arange(n) != s.actor) & (s.known_len > 0)
     hit = other & ((s.known_len == size) | (s.known_len == size - 1))
     known_len = jnp.where(hit, jnp.where(s.known_kind != kept, size - 1, 0), s.known_len)
-    s = _forget(s._replace(known_len=known_len))
+    known_len = jnp.where(known_len > size - 1, 0, known_len)
     me = (jnp.arange(n) == s.actor) & (size >= 2)
-    return s._replace(
-        known_len=jnp.where(me, size - 1, s.known_len),
-        known_kind=jnp.where(me, _deck_card(s, _i(0)), s.known_kind),
+    return (
+        deck,
+        top,
+        jnp.where(me, size - 1, known_len),
+        jnp.where(me, _at(deck, top), s.known_kind),
     )
 
 
-def _pass_all(s: State) -> State:
-    oh = (s.passes[:, None] == jnp.arange(K)[None, :]).astype(jnp.int32)
-    return s._replace(coll=s.coll - oh + jnp.roll(oh, 1, axis=0))
+def _pile_ops(
+    s: State, push_kind: Array, push: Array, pull_kind: Array, pull: Array
+) -> tuple[Array, Array, Array]:
+    """The discard pile after pushing a card of ``push_kind`` (if ``push``) and then pulling
+    the topmost card of ``pull_kind`` (if ``pull``): ``pile, pile_len, pile_count``."""
+    j = jnp.arange(s.pile.shape[0])
+    kinds = jnp.arange(K)
+    pile = jnp.where((j == s.pile_len) & push, push_kind, s.pile)
+    length = s.pile_len + push
+    idx = jnp.max(jnp.where((pile == pull_kind) & (j < length), j, -1))
+    shifted = jnp.concatenate([pile[1:], jnp.full((1,), -1, pile.dtype)])
+    pile = jnp.where(pull & (j >= idx), shifted, pile)
+    count = s.pile_count + ((kinds == push_kind) & push) - ((kinds == pull_kind) & pull)
+    return pile, length - pull, count
 
 
-def _power_done(s: State, done: Array) -> State:
+def transition(
+    s: State,
+    picks: Array,
+    passes: Array,
+    slot: Array,
+    count: Array,
+    *,
+    set_winners: bool = True,
+) -> State:
+    """One change of one game, whatever its phase.
+
+    * selection: record ``picks`` (``[n]``, positions, ``-1``: this seat does not pick now);
+      all picked, the round resolves;
+    * Cinnamon Twist: record ``passes`` (``[n]``, kinds, ``-1``: none); all chosen, the cards
+      move and the power ends;
+    * a one-player power: carry out the actor's choice ``slot`` (compact layout,
+      :func:`actor_legal`); with ``slot`` ``-1`` and ``count`` (the actor's number of
+      choices) 0, the power ends;
+    * resolving: resolve the lowest picked position at or after ``pos`` (a contested card
+      goes to the pile, a single taker gets it and its power starts: Chocolate Frosted
+      draws, Éclair takes the pile's top, Cinnamon Twist, Milk and Raspberry Frosted may
+      discard themselves, the others enter their phase); none left, refill the row, or end
+      the game when the deck runs short (and, if ``set_winners``, set the winners).
+    """
+    n = num_players(s)
+    ph = s.phase
+    seats = jnp.arange(n)
+    kinds = jnp.arange(K)
+    positions = jnp.arange(n + 1)
+    is_sel = ph == SELECT
+    is_tw = ph == CINNAMON_TWIST
+    is_pow = _one_player_phase(ph)
+    resolving = ph == RESOLVE
+    is_res = resolving & (s.picks >= s.pos).any()
+    is_ref = resolving & ~is_res
+    size = deck_size(s)
+
+    # resolving: the lowest picked position at or after pos
+    q = jnp.min(jnp.where(s.picks >= s.pos, s.picks, n + 1))
+    choosers = s.picks == q
+    single = choosers.sum() == 1
+    taker = jnp.argmax(choosers).astype(jnp.int32)
+    card = _at(s.row, q)
+    gain = (seats == taker)[:, None] & (kinds == card)[None, :]
+    owned = _row_of(s, taker).sum() + 1  # the taker's cards, this one included
+    twist_self = (seats == taker)[:, None] & (kinds == C.CINNAMON_TWIST)[None, :]
+    twist_self &= ~_has(s, _TWIST_ANY)
+    can_pass = ((s.coll + gain - twist_self) > 0).any(axis=1).all()
+    milk_others = owned - jnp.where(_has(s, _MILK_ANY), 0, 1)
+    drop = single & (
+        ((card == C.CINNAMON_TWIST) & ~can_pass)
+        | ((card == C.MILK) & (milk_others < MILK_DISCARDS))
+        | ((card == C.RASPBERRY_FROSTED) & (owned == 1))
+    )
+    draw = is_res & single & (card == C.CHOCOLATE_FROSTED) & (size > 0)
+    eclair = is_res & single & (card == C.ECLAIR) & (s.pile_len > 0)
+    pile_top = _at(s.pile, s.pile_len - 1)
+    power_phase = _at(jnp.asarray(POWER_PHASE_OF_KIND, jnp.int32), card)
+    waits = is_res & single & ~drop & (power_phase >= 0)
+
+    # a one-player power
+    acted = is_pow & (slot >= 0)
+    pw = _power(s, action_of(ph, jnp.maximum(slot, 0), n))
+    power_over = (acted & pw.finished) | (is_pow & (slot < 0) & (count == 0))
+    keeping = acted & (ph == DOUBLE_CHOCOLATE)
+
+    # refilling
+    empty = s.row < 0
+    need = empty.sum()
+    refill = is_ref & (size >= need)
+    ending = is_ref & (size < need)
+
+    # the simultaneous choices
+    passes = jnp.where(is_tw & (passes >= 0), passes, s.passes)
+    twisted = is_tw & (passes >= 0).all()
+    picks = jnp.where(is_sel & (picks >= 0), picks, s.picks)
+    revealed = is_sel & (picks >= 0).all()
+
+    # collections: at most two single-card moves, or the Cinnamon Twist's passes
+    to = jnp.select([is_res & single & ~drop, acted], [taker, pw.to], -1)
+    frm = jnp.where(acted, pw.frm, -1)
+    kind = jnp.where(is_res, card, pw.kind)
+    extra = jnp.where(draw | eclair, taker, -1)
+    gained = jnp.where(draw, _deck_card(s, _i(0)), pile_top)
+    passed = ((passes[:, None] == kinds[None, :]) & twisted).astype(jnp.int32)
+    coll = (
+        s.coll
+        + _onehot(n, to, kind).astype(jnp.int32)
+        - _onehot(n, frm, kind).astype(jnp.int32)
+        + _onehot(n, extra, gained).astype(jnp.int32)
+        - passed
+        + jnp.roll(passed, 1, axis=0)
+    )
+    # the discard pile: a contested or self-discarded card, or a power's push; Éclair's or a
+    # power's pull (never both in one transition)
+    pile, pile_len, pile_count = _pile_ops(
+        s,
+        kind,
+        (is_res & (~single | drop)) | (acted & pw.push),
+        jnp.where(is_res, pile_top, pw.kind),
+        eclair | (acted & pw.pull),
+    )
+    # the row: a resolved or French Cruller position empties; a refill fills the gaps
+    cleared = jnp.select([is_res, acted], [q, pw.clear], -1)
+    rank = jnp.cumsum(empty) - 1
+    fill = s.deck[jnp.clip(s.top + rank, 0, s.deck.shape[0] - 1)]
+    row = jnp.where(positions == cleared, -1, s.row)
+    row = jnp.where(refill & empty, fill, row)
+    # the deck and what seats know of its top
+    kept_deck, _, kept_len, kept_kind = _kept(s, pw.keep)
+    top = s.top + jnp.select([draw, keeping, refill], [1, 1, need], 0)
+    known_len = jnp.where(keeping, kept_len, s.known_len)
+    known_len = jnp.where(known_len > s.deck.shape[0] - top, 0, known_len)
+    winners_now = winners(s.coll) if set_winners else s.winners
     return s._replace(
-        phase=jnp.where(done, RESOLVE, s.phase), pos=jnp.where(done, s.pos + 1, s.pos)
+        deck=jnp.where(keeping, kept_deck, s.deck),
+        top=top,
+        row=row,
+        pile=pile,
+        pile_len=pile_len,
+        pile_count=pile_count,
+        coll=coll,
+        round=s.round + refill,
+        phase=jnp.select(
+            [revealed | twisted | power_over, is_res, refill, ending],
+            [_i(RESOLVE), jnp.where(waits, power_phase, RESOLVE), _i(SELECT), _i(OVER)],
+            ph,
+        ),
+        pos=jnp.select(
+            [revealed | refill, twisted | power_over, is_res],
+            [_i(0), s.pos + 1, jnp.where(waits, q, q + 1)],
+            s.pos,
+        ),
+        actor=jnp.where(is_res & single, taker, s.actor),
+        step=jnp.select(
+            [waits & ((power_phase == DAY_OLD) | (power_phase == MILK)), acted],
+            [_i(0), s.step + pw.counted],
+            s.step,
+        ),
+        picks=jnp.where(refill, -1, picks),
+        passes=jnp.where(waits & (power_phase == CINNAMON_TWIST), -1, passes),
+        known_len=known_len,
+        known_kind=jnp.where(keeping, kept_kind, s.known_kind),
+        winners=jnp.where(ending, winners_now, s.winners),
+    )
+
+
+def _decoded(s: State, actions: Array, compact: Array | None) -> tuple[Array, Array, Array]:
+    """The :func:`transition` inputs (``picks, passes, slot``) of the seats' ``actions``;
+    ``-1`` or an action that is not legal is no action. ``compact`` is :func:`compact_legal`
+    of ``s``; ``None`` trusts that every action ``>= 0`` is legal."""
+    n = num_players(s)
+    ph = s.phase
+    if compact is None:
+        valid = actions >= 0
+    else:
+        slots = slot_of(ph, actions, n)
+        valid = (compact & (jnp.arange(width(n))[None, :] == slots[:, None])).any(axis=1)
+    own = jnp.where(valid & (jnp.arange(n) == s.actor), actions, -1).max()
+    return (
+        jnp.where(valid, actions - A.PICK_BASE, -1),
+        jnp.where(valid, actions - A.PASS_BASE, -1),
+        jnp.where(own >= 0, slot_of(ph, own, n), -1),
     )
 
 
@@ -519,125 +711,19 @@ def apply_actions(s: State, actions: Array, compact: Array | None) -> State:
     decision is applied. :func:`settle` then runs the game to its next decision.
 
     ``compact`` is :func:`compact_legal` of ``s``; ``None`` trusts that every action
-    ``>= 0`` is legal (the random player, which draws from the legal actions).
+    ``>= 0`` is legal.
     """
-    n = num_players(s)
-    if compact is None:
-        valid = actions >= 0
-    else:
-        slots = slot_of(s.phase, actions, n)
-        valid = (compact & (jnp.arange(width(n))[None, :] == slots[:, None])).any(axis=1)
-    ph = s.phase
-    picks = jnp.where(valid & (ph == SELECT), actions - A.PICK_BASE, s.picks)
-    passes = jnp.where(valid & (ph == CINNAMON_TWIST), actions - A.PASS_BASE, s.passes)
-    s = s._replace(picks=picks, passes=passes)
-    revealed = (ph == SELECT) & (picks >= 0).all()
-    s = s._replace(phase=jnp.where(revealed, RESOLVE, s.phase), pos=jnp.where(revealed, 0, s.pos))
-    twisted = (ph == CINNAMON_TWIST) & (passes >= 0).all()
-    s = _choose(twisted, _pass_all(s), s)
-    s = _power_done(s, twisted)
-    mine = jnp.arange(n) == s.actor
-    acted = _one_player_phase(ph) & (valid & mine).any()
-    after, finished = apply_power(s, jnp.where(mine, actions, 0).sum())
-    s = _choose(acted, after, s)
-    return _power_done(s, acted & finished)
+    picks, passes, slot = _decoded(s, actions, compact)
+    # a power waiting for a decision does not end without one: count 2
+    return transition(s, picks, passes, slot, _i(2))
 
 
 # -- running forward to the next decision -------------------------------------------------------
 
 
-def _resolve_next(s: State) -> State:
-    """Resolve the lowest picked position at or after ``pos`` (there is one)."""
-    n = num_players(s)
-    seats = jnp.arange(n)
-    q = jnp.min(jnp.where(s.picks >= s.pos, s.picks, n + 1))
-    choosers = s.picks == q
-    chosen = choosers.sum()
-    taker = jnp.argmax(choosers).astype(jnp.int32)
-    card = _at(s.row, q)
-    s = s._replace(row=jnp.where(jnp.arange(n + 1) == q, -1, s.row))
-    single = chosen == 1
-    s = _push(s, card, ~single)
-    s = _move(s, _i(-1), jnp.where(single, taker, -1), card)
-    # the power's start (what needs no decision)
-    size = deck_size(s)
-    draw = single & (card == C.CHOCOLATE_FROSTED) & (size > 0)
-    eclair = single & (card == C.ECLAIR) & (s.pile_len > 0)
-    mine = _row_of(s, taker)
-    cards_owned = mine.sum()
-    twist = (seats == taker)[:, None] & (jnp.arange(K) == C.CINNAMON_TWIST)[None, :]
-    can_pass = ((s.coll - twist) > 0).any(axis=1).all()
-    drop = single & (
-        ((card == C.CINNAMON_TWIST) & ~can_pass)
-        | ((card == C.MILK) & (cards_owned - 1 < MILK_DISCARDS))
-        | ((card == C.RASPBERRY_FROSTED) & (cards_owned == 1))
-    )
-    pile_top = _at(s.pile, s.pile_len - 1)
-    gained = jnp.where(draw, _deck_card(s, _i(0)), pile_top)
-    s = _move(
-        s,
-        jnp.where(drop, taker, -1),
-        jnp.where(draw | eclair, taker, -1),
-        jnp.where(drop, card, gained),
-    )
-    s = _push(s, card, drop)
-    s = _pull(s, pile_top, eclair)
-    s = _forget(s._replace(top=s.top + draw))
-    phase = _at(jnp.asarray(POWER_PHASE_OF_KIND, jnp.int32), card)
-    waits = single & ~drop & (phase >= 0)
-    return s._replace(
-        phase=jnp.where(waits, phase, RESOLVE),
-        pos=jnp.where(waits, q, q + 1),
-        actor=jnp.where(single, taker, s.actor),
-        step=jnp.where(waits & ((phase == DAY_OLD) | (phase == MILK)), 0, s.step),
-        passes=jnp.where(waits & (phase == CINNAMON_TWIST), -1, s.passes),
-    )
-
-
-def _refill(s: State) -> State:
-    """Fill the empty row positions from the deck, or end the game when it runs short."""
-    empty = s.row < 0
-    count = empty.sum()
-    rank = jnp.cumsum(empty) - 1
-    end = deck_size(s) < count
-    row = jnp.where(empty, s.deck[jnp.clip(s.top + rank, 0, s.deck.shape[0] - 1)], s.row)
-    n = num_players(s)
-    refilled = _forget(
-        s._replace(
-            row=row,
-            top=s.top + count,
-            round=s.round + 1,
-            picks=jnp.full((n,), -1, jnp.int32),
-            phase=_i(SELECT),
-            pos=_i(0),
-        )
-    )
-    ended = s._replace(phase=_i(OVER), winners=winners(s.coll))
-    return _choose(end, ended, refilled)
-
-
-def _settle_power(s: State, mask: Array) -> State:
-    """A one-player power with at most one choice: apply it, or end the power."""
-    count = mask.sum()
-    choice = action_of(s.phase, jnp.argmax(mask).astype(jnp.int32), num_players(s))
-    after, finished = apply_power(s, choice)
-    s = _choose(count == 1, after, s)
-    return _power_done(s, (count == 0) | finished)
-
-
-def _settle_twist(s: State, passable: Array) -> State:
-    """Cinnamon Twist: seats with one possible card pass it; when all have chosen, pass."""
-    forced = (s.passes < 0) & (passable.sum(axis=1) == 1)
-    passes = jnp.where(forced, jnp.argmax(passable, axis=1).astype(jnp.int32), s.passes)
-    s = s._replace(passes=passes)
-    complete = (passes >= 0).all()
-    s = _choose(complete, _pass_all(s), s)
-    return _power_done(s, complete)
-
-
-def _busy(s: State, mask: Array, passable: Array) -> Array:
+def _busy(s: State, count: Array, passable: Array) -> Array:
     """Whether the game can move on without a decision."""
-    one_player = _one_player_phase(s.phase) & (mask.sum() < 2)
+    one_player = _one_player_phase(s.phase) & (count < 2)
     waiting = s.passes < 0
     twist = (s.phase == CINNAMON_TWIST) & (
         (waiting & (passable.sum(axis=1) == 1)).any() | ~waiting.any()
@@ -645,40 +731,61 @@ def _busy(s: State, mask: Array, passable: Array) -> Array:
     return (s.phase == RESOLVE) | one_player | twist
 
 
-def _micro(s: State, mask: Array, passable: Array) -> State:
-    resolving = s.phase == RESOLVE
-    pending = (s.picks >= s.pos).any()
-    branch = jnp.select([resolving & pending, resolving, s.phase == CINNAMON_TWIST], [0, 1, 3], 2)
-    out: State = lax.switch(
-        branch,
-        [
-            lambda: _resolve_next(s),
-            lambda: _refill(s),
-            lambda: _settle_power(s, mask),
-            lambda: _settle_twist(s, passable),
-        ],
-    )
-    return out
+_Carry = tuple[State, Array, Array, Array, Array]
+"""The loop of :func:`_run`: state, actor's mask, passable kinds, whether to go on, first."""
+
+
+def _status(s: State, first: Array) -> _Carry:
+    mask = actor_legal(s)
+    passable = pass_legal(s)
+    return s, mask, passable, first | _busy(s, mask.sum(), passable), first
+
+
+def _run(carry: _Carry, decision: tuple[Array, Array, Array]) -> State:
+    """A ``lax.while_loop`` of transitions: the first applies ``decision`` (``picks, passes,
+    slot``) if the carry says *first*; the others apply forced choices (a power with at most
+    one choice; Cinnamon Twist seats with one possible card), resolve and refill, until the
+    game waits for a real decision. One transition in the program, not two."""
+    picks, passes, slot = decision
+
+    def body(c: _Carry) -> _Carry:
+        st, mask, passable, _, first = c
+        count = mask.sum()
+        forced_slot = jnp.where(count == 1, jnp.argmax(mask), -1).astype(jnp.int32)
+        alone = passable.sum(axis=1) == 1
+        forced_passes = jnp.where(alone, jnp.argmax(passable, axis=1), -1).astype(jnp.int32)
+        st = transition(
+            st,
+            jnp.where(first, picks, -1),
+            jnp.where(first, passes, forced_passes),
+            jnp.where(first, slot, forced_slot),
+            jnp.where(first, 2, count),  # a decision step never ends a power by itself
+        )
+        return _status(st, jnp.bool_(False))
+
+    return lax.while_loop(lambda c: c[3], body, carry)[0]
 
 
 def settle(s: State) -> State:
     """Run the game forward (resolving, refilling, forced decisions) to its next decision."""
-
-    def status(st: State) -> tuple[State, Array, Array, Array]:
-        mask = actor_legal(st)
-        passable = pass_legal(st)
-        return st, mask, passable, _busy(st, mask, passable)
-
-    def body(carry: tuple[State, Array, Array, Array]) -> tuple[State, Array, Array, Array]:
-        st, mask, passable, _ = carry
-        return status(_micro(st, mask, passable))
-
-    return lax.while_loop(lambda c: c[3], body, status(s))[0]
+    n = num_players(s)
+    none = jnp.full((n,), -1, jnp.int32)
+    return _run(_status(s, jnp.bool_(False)), (none, none, _i(-1)))
 
 
 def step(s: State, actions: Array) -> State:
-    """One decision step of one game (see :func:`gonuts.batch.step`)."""
-    return settle(apply_actions(s, actions.astype(jnp.int32), compact_legal(s)))
+    """One decision step of one game (see :func:`gonuts.batch.step`): the seats' legal
+    actions, then everything up to the next decision, in one loop."""
+    n = num_players(s)
+    decision = _decoded(s, actions.astype(jnp.int32), compact_legal(s))
+    start = (
+        s,
+        jnp.zeros((width(n),), bool),
+        jnp.zeros((n, K), bool),
+        jnp.bool_(True),
+        jnp.bool_(True),
+    )
+    return _run(start, decision)
 
 
 # -- what one seat sees ---------------------------------------------------------------------------

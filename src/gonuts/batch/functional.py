@@ -17,6 +17,7 @@ not legal is replaced by the lowest legal id, as the Gymnasium environments do.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 import jax
@@ -31,10 +32,11 @@ K: Final = NUM_KINDS
 _SEATED: Final = (A.TAKE_FROM_BASE, A.GIVE_BASE, A.DISCARD_FROM_BASE)
 
 
-def init(key: jax.Array, players: int) -> State:
-    """A new game for ``players`` (static) with a deck shuffled by ``key``."""
+def init(key: jax.Array, players: int, variants: Iterable[str] = ()) -> State:
+    """A new game for ``players`` (static) with a deck shuffled by ``key``, playing the
+    house-rule ``variants`` (names of :data:`gonuts.variants.VARIANTS`)."""
     deck = jax.random.permutation(key, jnp.asarray(canonical_deck(players), jnp.int32))
-    return core.initial(deck, players)
+    return core.initial(deck, players, core.variant_mask(variants))
 
 
 def current_player(state: State) -> jax.Array:

@@ -1,10 +1,10 @@
 """Uniformly random play on the device: the policy and whole games as one loop.
 
 :func:`random_games` is the benchmark's workload. Its loop is *flat*: in every iteration each
-game either takes one micro-step of :func:`gonuts.batch.core.settle` (if it can move on by
-itself) or draws its seats' random decisions and applies them, so no game waits for the
-slowest game of the batch to settle. Per game, the sequence of rule operations is exactly the
-one of :func:`gonuts.batch.step`.
+game takes one :func:`gonuts.batch.core.transition` — a micro-step of
+:func:`gonuts.batch.core.settle` or its seats' random decisions (a forced decision is a random
+choice among one) — so no game waits for the slowest game of the batch to settle. Per game,
+the sequence of rule operations is exactly the one of :func:`gonuts.batch.step`.
 """
 
 from __future__ import annotations
@@ -83,42 +83,81 @@ def _random_actions(u: jax.Array, s: State, mask: jax.Array, passable: jax.Array
 
 
 def _tick(s: State, u: jax.Array) -> tuple[State, jax.Array]:
-    """One game, one iteration of the flat loop: a micro-step, or random decisions drawn
-    with the uniform numbers ``u`` ([3, n])."""
+    """One game, one iteration of the flat loop: one :func:`gonuts.batch.core.transition`
+    with uniformly random choices drawn with ``u`` ([3, n] uniform numbers: the picks, the
+    passes, the actor's choice).
+
+    A choice among one (a forced decision) is that one, so forced and real decisions are the
+    same draw; only choices among two or more count as decisions (``step`` applies the
+    others itself).
+    """
+    n = core.num_players(s)
     mask = core.actor_legal(s)
     passable = core.pass_legal(s)
-    busy = core._busy(s, mask, passable)
-    actions = _random_actions(u, s, mask, passable)
-    decided = core.apply_actions(s, actions, None)
-    moved = core._micro(s, mask, passable)
-    out = core._choose(busy, moved, decided)
-    return out, jnp.where(busy, 0, (actions >= 0).sum())
+    count = mask.sum()
+    picks = jnp.where(s.picks < 0, jnp.minimum((u[0] * (n + 1)).astype(jnp.int32), n), -1)
+    passes = choose(u[1], passable)
+    slot = choose(u[2, 0], mask)
+    out = core.transition(s, picks, passes, slot, count, set_winners=False)
+    ph = s.phase
+    decisions = jnp.select(
+        [ph == core.SELECT, ph == core.CINNAMON_TWIST, core._one_player_phase(ph)],
+        [(picks >= 0).sum(), (passable.sum(axis=1) >= 2).sum(), (count >= 2).astype(jnp.int32)],
+        0,
+    )
+    return out, decisions
+
+
+def _hash(x: jax.Array) -> jax.Array:
+    """A 32-bit integer hash (``lowbias32``): well-mixed bits from a counter."""
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def uniforms(seed: jax.Array, counter: jax.Array, shape: tuple[int, ...]) -> jax.Array:
+    """float32 numbers in [0, 1) of ``shape``, a counter-based hash of ``seed`` (uint32),
+    ``counter`` and each element's index.
+
+    The random player's dice: a few integer operations per number, where JAX's threefry
+    costs as much per iteration as the rules themselves on a CPU.
+    """
+    size = 1
+    for d in shape:
+        size *= d
+    index = lax.iota(jnp.uint32, size).reshape(shape)
+    x = _hash(index * jnp.uint32(0x9E3779B9) + _hash(seed ^ _hash(counter.astype(jnp.uint32))))
+    return (x >> 8).astype(jnp.float32) * (1.0 / (1 << 24))
 
 
 @partial(jax.jit, static_argnums=(0, 2))
-def random_games(players: int, key: jax.Array, size: int) -> tuple[State, jax.Array, jax.Array]:
-    """Deal ``size`` random games and play them to the end with uniformly random actions.
+def random_games(
+    players: int, key: jax.Array, size: int, variants: jax.Array | int = 0
+) -> tuple[State, jax.Array, jax.Array]:
+    """Deal ``size`` random games (playing the ``variants`` bits, :func:`~gonuts.batch.core.
+    variant_mask`) and play them to the end with uniformly random actions.
 
     Returns the final states, the decisions taken (all games) and the loop's iterations.
     """
     deal_key, play_key = jax.random.split(key)
     deck = jnp.asarray(canonical_deck(players), jnp.int32)
     decks = jax.vmap(lambda k: jax.random.permutation(k, deck))(jax.random.split(deal_key, size))
-    state = jax.vmap(lambda d: core.initial(d, players))(decks)
+    state = jax.vmap(lambda d: core.initial(d, players, variants))(decks)
     tick = jax.vmap(_tick)
+    seed = jax.random.bits(play_key, (), jnp.uint32)
 
-    def running(carry: tuple[State, jax.Array, jax.Array, jax.Array]) -> jax.Array:
+    def running(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
         return ~(carry[0].phase == core.OVER).all()
 
-    def body(
-        carry: tuple[State, jax.Array, jax.Array, jax.Array],
-    ) -> tuple[State, jax.Array, jax.Array, jax.Array]:
-        s, k, decisions, ticks = carry
-        k, sub = jax.random.split(k)
-        # one draw for the whole batch (a key per game per iteration costs more than the rules)
-        s, taken = tick(s, jax.random.uniform(sub, (size, 3, players)))
-        return s, k, decisions + taken.sum(), ticks + 1
+    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
+        s, decisions, ticks = carry
+        s, taken = tick(s, uniforms(seed, ticks, (size, 3, players)))
+        return s, decisions + taken.sum(), ticks + 1
 
     zero = jnp.zeros((), jnp.int32)
-    final, _, decisions, ticks = lax.while_loop(running, body, (state, play_key, zero, zero))
+    final, decisions, ticks = lax.while_loop(running, body, (state, zero, zero))
+    # the winners once, from the final collections (the loop does not set them)
+    final = final._replace(winners=jax.vmap(core.winners)(final.coll))
     return final, decisions, ticks

@@ -12,7 +12,8 @@ or directly ``GoNutsVectorEnv(num_envs=8, players=3)``. Each sub-environment is 
 ``gonuts/GoNuts-v0`` (:mod:`gonuts.envs.gymnasium`): the agent plays one seat (``seat``;
 ``None`` draws one at every reset), the same observation dict (``observation`` and
 ``action_mask``, seats relative to the agent), the same actions (``Discrete(521)``
-environment ids), the same ``reward`` modes and ``illegal_action`` policies. The opponents
+environment ids), the same ``reward`` modes, ``illegal_action`` policies and house-rule
+``variants`` (names of :data:`gonuts.variants.VARIANTS`). The opponents
 are uniformly random players that run on the device inside the same JAX program (they are
 the only opponents offered: ``opponents="random"``); every seat sees only its own view.
 
@@ -24,6 +25,7 @@ holds ``seat`` (the agent's seat per game), ``action_mask`` and ``illegal_action
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -41,6 +43,7 @@ from gonuts.batch.play import random_actions
 from gonuts.cards import canonical_deck
 from gonuts.envs._core import SEED_BOUND, IllegalPolicy, check_options, observation_space
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, describe_env_action
+from gonuts.variants import check_variants, ordered
 
 __all__ = ["GoNutsVectorEnv"]
 
@@ -62,12 +65,14 @@ def _advance(s: State, seat: jax.Array, key: jax.Array) -> State:
     return jax.lax.while_loop(waiting, body, (s, key))[0]
 
 
-def _deal(players: int, fixed_seat: int, key: jax.Array) -> tuple[State, jax.Array]:
+def _deal(
+    players: int, fixed_seat: int, key: jax.Array, variants: int = 0
+) -> tuple[State, jax.Array]:
     deal_key, seat_key, play_key = jax.random.split(key, 3)
     deck = jax.random.permutation(deal_key, jnp.asarray(canonical_deck(players), jnp.int32))
     drawn = jax.random.randint(seat_key, (), 0, players)
     seat = jnp.asarray(fixed_seat if fixed_seat >= 0 else drawn, jnp.int32)
-    return _advance(core.initial(deck, players), seat, play_key), seat
+    return _advance(core.initial(deck, players, variants), seat, play_key), seat
 
 
 def _outputs(s: State, seat: jax.Array, reward: str) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -78,16 +83,16 @@ def _outputs(s: State, seat: jax.Array, reward: str) -> tuple[jax.Array, jax.Arr
     return core.observe(s, seat), mask, jnp.where(jnp.arange(n) == seat, rewards, 0.0).sum()
 
 
-@partial(jax.jit, static_argnums=(0, 1, 2))
+@partial(jax.jit, static_argnums=(0, 1, 2, 4))
 def _reset_all(
-    players: int, fixed_seat: int, reward: str, keys: jax.Array
+    players: int, fixed_seat: int, reward: str, keys: jax.Array, variants: int = 0
 ) -> tuple[State, jax.Array, jax.Array, jax.Array]:
-    state, seat = jax.vmap(lambda k: _deal(players, fixed_seat, k))(keys)
+    state, seat = jax.vmap(lambda k: _deal(players, fixed_seat, k, variants))(keys)
     obs, mask, _ = jax.vmap(lambda s, p: _outputs(s, p, reward))(state, seat)
     return state, seat, obs, mask
 
 
-@partial(jax.jit, static_argnums=(0, 1, 2))
+@partial(jax.jit, static_argnums=(0, 1, 2, 8))
 def _step_all(  # noqa: PLR0917 - a jitted function takes its arrays positionally
     players: int,
     fixed_seat: int,
@@ -97,6 +102,7 @@ def _step_all(  # noqa: PLR0917 - a jitted function takes its arrays positionall
     env_actions: jax.Array,
     restart: jax.Array,
     keys: jax.Array,
+    variants: int = 0,
 ) -> tuple[State, jax.Array, jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
     def one(
         s: State, me: jax.Array, action: jax.Array, again: jax.Array, key: jax.Array
@@ -116,7 +122,7 @@ def _step_all(  # noqa: PLR0917 - a jitted function takes its arrays positionall
         others = random_actions(opp_key, s)
         actions = jnp.where(jnp.arange(n) == me, engine, others)
         played = _advance(core.step(s, actions), me, run_key)
-        fresh, fresh_seat = _deal(players, fixed_seat, deal_key)
+        fresh, fresh_seat = _deal(players, fixed_seat, deal_key, variants)
         out = jax.tree.map(lambda f, p: jnp.where(again, f, p), fresh, played)
         seat_out = jnp.where(again, fresh_seat, me)
         obs, out_mask, rew = _outputs(out, seat_out, reward)
@@ -144,8 +150,11 @@ class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         reward: str = "win_share",
         illegal_action: IllegalPolicy = "substitute",
         render_mode: str | None = None,
+        variants: Sequence[str] = (),
     ) -> None:
         check_options(players, reward, illegal_action)
+        self.variants = ordered(check_variants(variants))
+        self._variant_bits = core.variant_mask(self.variants)
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, not {num_envs}")
         if seat is not None and not 0 <= seat < players:
@@ -187,7 +196,7 @@ class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         elif self._state is None:
             self._key = jax.random.key(int(np.random.default_rng().integers(SEED_BOUND)))
         state, seat, obs, mask = _reset_all(
-            self.players, self.fixed_seat, self.reward_mode, self._keys()
+            self.players, self.fixed_seat, self.reward_mode, self._keys(), self._variant_bits
         )
         self._state, self._seat = state, seat
         self._restart = np.zeros((self.num_envs,), bool)
@@ -220,6 +229,7 @@ class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             jnp.asarray(np.clip(acts, -1, NUM_ENV_ACTIONS), jnp.int32),
             jnp.asarray(self._restart),
             self._keys(),
+            self._variant_bits,
         )
         self._state, self._seat = state, seat
         terminated = np.asarray(over)
