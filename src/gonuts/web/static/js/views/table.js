@@ -393,7 +393,7 @@ export class TableScreen {
   }
 
   #help(view) {
-    return h("section", { class: "panel" },
+    return h("section", { class: "panel help-panel" },
       h("details", { class: "help", "data-testid": "help" },
         h("summary", {}, t("help.title")),
         h("ul", {},
