@@ -34,7 +34,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
             ]),
         ],
         "cards": "The donuts", "points": "Points", "power": "★ Power", "players": "players",
-        "copies": "Cards by player count (one per colour in play)",
+        "copies": "Copies by player count (one per colour in play)",
     },
     "es": {
         "title": "Cómo se juega a Go Nuts for Donuts",
@@ -70,7 +70,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
             ]),
         ],
         "cards": "Las donas", "points": "Puntos", "power": "★ Poder", "players": "jugadores",
-        "copies": "Cartas según el número de jugadores (una por color en juego)",
+        "copies": "Copias según el número de jugadores (una por color en juego)",
     },
     "it": {
         "title": "Come si gioca a Go Nuts for Donuts",
@@ -102,7 +102,7 @@ _TEXT: Final[dict[str, dict[str, object]]] = {
         ],
         "cards": "Elenco delle ciambelle", "points": "Punti", "power": "★ Potere",
         "players": "giocatori",
-        "copies": "Carte per numero di giocatori (una per colore in gioco)",
+        "copies": "Copie per numero di giocatori (una per colore in gioco)",
     },
 }  # fmt: skip
 
