@@ -13,7 +13,7 @@ import pytest
 from gonuts.bots import make_bot
 from gonuts.bots.arena import play_game
 from gonuts.bots.base import BOT_NAMES
-from gonuts.bots.neural import WEIGHTS, NeuralBot, shipped_network
+from gonuts.bots.neural import HEADS_UP_WEIGHTS, WEIGHTS, NeuralBot, shipped_network
 from gonuts.bots.neural_mcts import NeuralMCTSBot, search
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, OBS_SIZE, encode_observation
 from gonuts.errors import NotYourTurnError
@@ -27,6 +27,19 @@ def test_shipped_weights_are_small_and_shaped() -> None:
     assert logits.shape == (3, NUM_ENV_ACTIONS)
     assert value.shape == (3,)
     assert np.isfinite(logits).all()
+
+
+def test_heads_up_tables_get_the_heads_up_network() -> None:
+    # The heads-up weights ship beside the network of every table size, each within 10 MB.
+    assert HEADS_UP_WEIGHTS.stat().st_size <= 10 * 1024 * 1024
+    two, four = shipped_network(2), shipped_network(4)
+    assert two is shipped_network(2)  # loaded once
+    assert four is shipped_network() and four is shipped_network(3)
+    assert not np.allclose(two.policy[0], four.policy[0])
+    game = Game.new(2, seed=3)
+    view = game.view(0)
+    priors, _ = two.evaluate(view)
+    assert make_bot("neural", 0).choose(view).id == max(priors, key=priors.__getitem__)
 
 
 def test_names_and_budgets() -> None:

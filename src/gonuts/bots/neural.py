@@ -24,6 +24,10 @@ from gonuts.errors import NotYourTurnError
 from gonuts.view import PlayerView
 
 WEIGHTS: Final = Path(__file__).with_name("weights") / "neural.npz"
+HEADS_UP_WEIGHTS: Final = Path(__file__).with_name("weights") / "neural-2p.npz"
+"""The heads-up network, where one ships: fine-tuned from :data:`WEIGHTS` with more two-player
+games, it beats ``greedy`` heads-up more often but lost strength at 4 players, so it plays
+only two-player tables (see docs/bots.md)."""
 FloatArray = np.ndarray[Any, np.dtype[np.float32]]
 
 
@@ -66,10 +70,16 @@ class Network:
         return priors, float(value)
 
 
+def shipped_network(players: int | None = None) -> Network:
+    """The shipped network for a table of ``players``: the heads-up weights at two players
+    where they ship, otherwise the network of every table size. Loaded once per process."""
+    two = players == 2 and HEADS_UP_WEIGHTS.is_file()
+    return _load(HEADS_UP_WEIGHTS if two else WEIGHTS)
+
+
 @cache
-def shipped_network() -> Network:
-    """The shipped weights, loaded once per process."""
-    return Network()
+def _load(path: Path) -> Network:
+    return Network(path)
 
 
 class NeuralBot:
@@ -80,7 +90,7 @@ class NeuralBot:
     def __init__(
         self, seed: int | None = None, *, network: Network | None = None, temperature: float = 0.0
     ) -> None:
-        self.network = network if network is not None else shipped_network()
+        self.network = network  # None: the shipped network for the view's table size
         self.temperature = temperature
         self.rng = random.Random(seed)
 
@@ -90,7 +100,8 @@ class NeuralBot:
             raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         if len(legal) == 1:
             return legal[0]
-        priors, _ = self.network.evaluate(view)
+        network = self.network or shipped_network(view.num_players)
+        priors, _ = network.evaluate(view)
         if self.temperature > 0.0:
             ids = list(priors)
             weights = [p ** (1.0 / self.temperature) for p in priors.values()]

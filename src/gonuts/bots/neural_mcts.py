@@ -190,7 +190,7 @@ class NeuralMCTSBot:
             seconds = 1.0
         self.iterations = iterations
         self.seconds = seconds
-        self.network = network if network is not None else shipped_network()
+        self.network = network  # None: the shipped network for the view's table size
         self.rng = random.Random(seed)
         if name is not None:
             self.name = name
@@ -201,9 +201,8 @@ class NeuralMCTSBot:
             raise NotYourTurnError(f"seat {view.seat} has no decision to take now")
         if len(legal) == 1:
             return legal[0]
-        visits = search(
-            view, self.rng, self.network, iterations=self.iterations, seconds=self.seconds
-        )
+        network = self.network or shipped_network(view.num_players)
+        visits = search(view, self.rng, network, iterations=self.iterations, seconds=self.seconds)
         if not visits:
             return legal[0]
         return ACTIONS[max(visits, key=lambda a: visits[a])]

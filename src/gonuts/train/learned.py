@@ -23,7 +23,7 @@ from gonuts.game import Game
 
 def card_preferences(players: int, games: int, seed: int = 0) -> dict[str, float]:
     """Kind id → mean (policy probability / uniform share) at selections, over ``games``."""
-    net = shipped_network()
+    net = shipped_network(players)
     bots = [NeuralBot(s, network=net) for s in range(players)]
     ratios: dict[str, list[float]] = defaultdict(list)
     for g in range(games):
