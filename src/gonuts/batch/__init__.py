@@ -139,10 +139,17 @@ def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[
     """
     if not 0 <= b < state.phase.shape[0]:
         raise IndexError(f"no game {b} in a batch of {state.phase.shape[0]}")
-    one = jax.tree.map(lambda x: np.asarray(x[b]), state)
+    # one game to the host (slicing device arrays field by field costs a dispatch each),
+    # and its legal mask and scores alone, not the whole batch's
+    one = jax.tree.map(lambda x: np.asarray(x)[b], state)
+    game = jax.tree.map(jnp.asarray, one)
     return summary_from_arrays(
-        one, np.asarray(legal(state)[b]), np.asarray(scores(state)[b]), players
+        one, np.asarray(_legal_one(game)), np.asarray(_scores_one(game)), players
     )
+
+
+_legal_one = jax.jit(core.legal)
+_scores_one = jax.jit(lambda s: core.scores(s.coll))
 
 
 def summary_from_arrays(
