@@ -7,13 +7,15 @@ which powers help), and one network gets five times the data of each per-count n
 
 Each iteration plays ``batch`` games at one table size (the sizes take turns) inside one
 jitted step function: every seat that must act is played by the current network (masked
-sampling), except seats drawn as *league* opponents (uniformly random players, a fixed
-opponent, with probability ``random_seat``). The games run to the end; every decision of a
+sampling), except seats drawn as *league* opponents: uniformly random players (a fixed
+opponent, ``random_seat``), past snapshots of the network (``past_seat``) and a scripted
+points-first player (:func:`scripted_picks`, ``scripted_seat``). ``init`` resumes from trained
+weights. The games run to the end; every decision of a
 learning seat gets the seat's final reward (win share, plus a little score margin, so lost
 games still rank moves) as its Monte Carlo return (no discount: the game is short and only
 the end counts), the value head is its baseline, and PPO's clipped objective updates the
 network for a few epochs. Evaluation: the greedy (argmax) policy in one seat (rotated) against
-random players, at 2 and 4 players, on the same device program.
+random players and against the scripted player, at 2 and 4 players, on the same device program.
 """
 
 from __future__ import annotations
