@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
@@ -21,7 +22,7 @@ def step(page: Page, name: str, text: str | None = None) -> None:
     page.get_by_test_id("tutorial-next").click()
 
 
-def test_the_guide_walks_a_first_game_to_the_scoring(contexts: Contexts) -> None:
+def test_the_guide_walks_a_first_game_to_the_scoring(contexts: Contexts, screenshots: Path) -> None:
     page = contexts.page()
     page.goto("/")
     page.get_by_test_id("learn").click()
@@ -39,6 +40,8 @@ def test_the_guide_walks_a_first_game_to_the_scoring(contexts: Contexts) -> None
     expect(page.get_by_test_id("tutorial-contest_setup")).to_contain_text("Powdered at position 1")
     page.get_by_test_id("pick-1").click()
     step(page, "contest_setup")
+    expect(page.get_by_test_id("tutorial-contest")).to_be_visible()
+    page.screenshot(path=screenshots / "tutorial.png")
     step(page, "contest", "nobody got it")
     # round 3: the Éclair's power takes the Powdered back from the discard pile
     expect(page.get_by_test_id("tutorial-power_setup")).to_contain_text("Éclair at position 1")
