@@ -126,8 +126,6 @@ class SeatSummary(Out):
     taken: bool
     connected: bool
     bot_playing: bool
-    deadline: float | None
-    """Seconds this seat has left to decide (the turn clock), or null."""
     replace_in: float | None
     """Seconds until a bot plays for this absent player, or null."""
 
@@ -334,7 +332,6 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
     """:class:`TableSummary` of ``table`` (public: no tokens, no deck)."""
     game = table.game
     over = game is not None and game.is_over
-    deadlines = deadlines_json(table)
     return {
         "id": table.id,
         "status": table.status,
@@ -348,7 +345,6 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
                 "taken": s.taken,
                 "connected": s.kind == "bot" or table.connected(s.seat),
                 "bot_playing": s.bot_level is not None,
-                "deadline": deadlines.get(str(s.seat)),
                 "replace_in": replace_in(table, s.seat),
             }
             for s in table.seats

@@ -3,7 +3,7 @@
 // countdown of an absent player, "a bot is playing for you" with an "I'm back" button, a notice
 // when time runs out, and the list of what was played for you while you were away.
 //
-// The server sends seconds left (state.deadlines, and each seat's deadline / replace_in in the
+// The server sends seconds left (state.deadlines, and each absent seat's replace_in in the
 // table summary); they become local deadlines when they arrive and one ticker counts every
 // countdown element down from them, so a redraw of the table never resets a countdown.
 
@@ -77,7 +77,6 @@ export class TurnClock {
     if (!table) return;
     this.limit = table.clock ?? null;
     const seats = table.seats ?? [];
-    this.deadlines = deadlinesFrom(Object.fromEntries(seats.map((s) => [s.seat, s.deadline])));
     this.replaceAt = deadlinesFrom(Object.fromEntries(seats.map((s) => [s.seat, s.replace_in])));
     const me = seats.find((s) => s.seat === this.seat);
     const benched = Boolean(me && me.kind === "human" && me.bot_playing && table.status === "playing");
