@@ -42,8 +42,8 @@ from gonuts.server.messages import (
     table_summary,
 )
 from gonuts.server.metrics import Metrics
-from gonuts.server.relay import Relay, relay_for
 from gonuts.server.ratings import rate_finished
+from gonuts.server.relay import Relay, relay_for
 from gonuts.server.store import (
     ActionTakenError,
     FinishedGame,
