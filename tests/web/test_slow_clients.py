@@ -5,10 +5,7 @@ real ``gonuts serve`` on loopback (uvicorn's protocol is what is under test)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from gonuts.loadtest.launcher import ServerProcess
 from web.test_serve import free_port
 
 PARTIAL = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
@@ -23,33 +21,16 @@ PARTIAL = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
 @contextmanager
 def server(tmp_path: Path, *flags: str) -> Iterator[int]:
-    port = free_port()
+    """``gonuts serve`` with ``flags`` on a free loopback port, stopped on exit."""
     db = f"sqlite:///{tmp_path / 'slow.sqlite3'}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gonuts", "serve", "--port", str(port), "--db", db, *flags],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "GONUTS_LOG_LEVEL": "warning"},
-    )
+    proc = ServerProcess.gonuts_serve(db, free_port(), tmp_path / "serve.log", *flags)
+    assert proc.env is not None
+    proc.env["GONUTS_LOG_LEVEL"] = "warning"
+    proc.start(timeout=60)
     try:
-        end = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None, "the server did not start"
-            assert time.monotonic() < end, "the server did not answer in 60 s"
-            time.sleep(0.2)
-        yield port
+        yield proc.port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        proc.stop()
 
 
 def slow_sockets(port: int, n: int) -> list[socket.socket]:

@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,6 +34,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from gonuts.loadtest.launcher import ServerProcess
 from web.test_serve import free_port
 
 SERVER = """
@@ -57,30 +57,14 @@ def server(db: str, limits: dict[str, Any], src: str | None = None) -> Iterator[
     env = {**os.environ, "GONUTS_LOG_LEVEL": "warning"}
     if src is not None:  # another checkout's code (a before/after comparison)
         env["PYTHONPATH"] = src
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(port), db, json.dumps(limits)],
-        stdout=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        end = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None, "the server did not start"
-            assert time.monotonic() < end, "the server did not answer in 60 s"
-            time.sleep(0.2)
-        yield port
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryDirectory(prefix="gonuts-spectators-") as tmp:
+        command = [sys.executable, "-c", SERVER, str(port), db, json.dumps(limits)]
+        proc = ServerProcess(command, port, Path(tmp) / "server.log", env)
+        proc.start(timeout=60)
         try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            yield port
+        finally:
+            proc.stop()
 
 
 class Probe(threading.Thread):
