@@ -54,6 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--init", default="", help="start from these weights (.npz)")
     parser.add_argument("--eval-every", type=_positive, default=10, help="iterations per eval")
+    parser.add_argument(
+        "--eval-players",
+        type=_players,
+        default=(2, 4),
+        help="table sizes of the evaluations (each compiles a step), e.g. 2",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/neural", help="folder for checkpoints and curves")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -95,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         snapshot_every=args.snapshot_every,
         init=args.init,
         eval_every=args.eval_every,
+        eval_players=args.eval_players,
         out=args.out,
     )
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
