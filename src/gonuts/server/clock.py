@@ -29,8 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
-from gonuts.actions import Action, parse_action
-from gonuts.server import i18n
+from gonuts.actions import ACTIONS, Action, parse_action
+from gonuts.game import Game
+from gonuts.server import i18n, live
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.live import REPLACEMENT_LEVEL, Conn, LiveTable
 from gonuts.server.store import ActionTakenError, TableStore
@@ -45,7 +46,7 @@ DEFAULT_CLOCK: Final = 60
 """The clock of a table made without saying, when two or more of its seats are human."""
 STRIKES: Final = 3
 """Timeouts in a row after which a bot plays the seat until its player is back."""
-CLOCK_ID: Final = "clock:"
+CLOCK_ID: Final = live.CLOCK_ID
 """The prefix of the client ids of the actions the clock takes (refused from clients)."""
 RETRY: Final = 1.0
 """Seconds before a timeout that could not be applied is tried again."""
@@ -66,16 +67,31 @@ def default_clock(kinds: Sequence[str]) -> int | None:
 
 
 def deadlines_json(table: LiveTable, now: float | None = None) -> dict[str, float]:
-    """Seconds left to each human seat that must decide now, by seat (``{}``: no clock)."""
-    game = table.game
-    if table.clock is None or game is None or not table.deadlines:
+    """Seconds left to each human seat that must decide now, by seat (``{}``: no clock).
+
+    A broadcast computes it once for all its sockets (``state_message(deadlines=...)``)."""
+    deadlines = table.deadlines
+    if not deadlines or table.clock is None or table.game is None:
         return {}
     now = time.monotonic() if now is None else now
+    seats = table.seats
     return {
-        str(seat): round(max(0.0, at - now), 1)
-        for seat, at in sorted(table.deadlines.items())
-        if table.seats[seat].bot_level is None
+        str(seat): round(max(0.0, deadlines[seat] - now), 1)
+        for seat in sorted(deadlines)
+        if seats[seat].bot_level is None
     }
+
+
+def latest_actions(game: Game, n: int) -> list[tuple[int, Action]]:
+    """The last ``n`` actions of ``game`` as (seat, action), oldest first: a walk back along
+    the state's shared history, so looking at one new move costs one step, not the game."""
+    out: list[tuple[int, Action]] = []
+    node = game.state.history
+    while node is not None and len(out) < n:
+        node, seat, action_id = node
+        out.append((seat, ACTIONS[action_id]))
+    out.reverse()
+    return out
 
 
 def replace_in(table: LiveTable, seat: int, now: float | None = None) -> float | None:
@@ -128,7 +144,10 @@ class _Watch:
     """The version whose actions have been looked at (None: not yet)."""
     counts: Counter[int] = field(default_factory=Counter)
     counted: int = -1
-    """The version ``counts`` (actions per seat) is of."""
+    """The version ``counts`` (actions per seat) is of; a newer one adds only the new actions."""
+    armed: tuple[int, str, tuple[int, ...]] | None = None
+    """What the deadlines were last armed for: (version, status, the seats to time);
+    :meth:`TurnClock.arm` with the same has nothing to do."""
     behalf: dict[int, list[Decision]] = field(default_factory=dict)
     """Decisions made for each seat since its player last decided (told when they are back)."""
     handle: asyncio.TimerHandle | None = None
@@ -170,38 +189,64 @@ class TurnClock:
     def arm(self, table: LiveTable) -> None:
         """Give each human seat that must decide now a deadline (keeping running ones), drop
         the others, and set the timer for the earliest. Idempotent and cheap."""
-        st = self._watch(table)
         game = table.game
-        if table.clock is None or game is None or table.status != "playing" or game.is_over:
+        if table.clock is None:
+            if table.deadlines:  # (a table's clock never changes: this is for safety)
+                table.deadlines.clear()
+            return  # no clock, nothing to time: no per-state work at all
+        st = self._watch(table)
+        if game is None or table.status != "playing" or game.is_over:
             table.deadlines.clear()
             st.keys.clear()
+            st.armed = None
             self._schedule(table, st)
             return
-        pending = {s for s in game.to_act if table.seats[s].bot_level is None}
+        seats = table.seats
+        pending = tuple(s for s in game.to_act if seats[s].bot_level is None)
+        version = table.version
+        armed = (version, table.status, pending)
+        if armed == st.armed and len(table.deadlines) == len(pending):
+            return  # the same decisions as last time: their deadlines stand
         for seat in [s for s in table.deadlines if s not in pending]:
             del table.deadlines[seat]
             st.keys.pop(seat, None)
         if pending:
-            version = table.version
-            if st.counted != version:
-                st.counts = Counter(seat for seat, _ in game.actions_taken())
-                st.counted = version
+            counts = self._counts(st, game, version)
             now = time.monotonic()
             for seat in pending:
-                key = st.counts[seat]
+                key = counts[seat]
                 if st.keys.get(seat) != key or seat not in table.deadlines:
                     table.deadlines[seat] = now + self.seconds(table)
                     st.keys[seat] = key
+        st.armed = armed
         self._schedule(table, st)
 
+    @staticmethod
+    def _counts(st: _Watch, game: Game, version: int) -> Counter[int]:
+        """Actions taken per seat at ``version`` (each decision's key): the new actions added
+        to the last count, or all of them counted afresh (the first time, or a shorter game)."""
+        if st.counted != version:
+            if 0 <= st.counted < version:
+                st.counts.update(seat for seat, _ in latest_actions(game, version - st.counted))
+            else:
+                st.counts = Counter(seat for seat, _ in game.actions_taken())
+            st.counted = version
+        return st.counts
+
     def _schedule(self, table: LiveTable, st: _Watch) -> None:
-        waiting = [at for seat, at in table.deadlines.items() if seat not in st.busy]
-        due = min(waiting) if waiting else None
-        if due == st.due and (due is None or st.handle is not None):
-            return
+        """Set the timer for the earliest deadline (of the seats not being timed out now).
+
+        A timer that goes off no later is kept (a move usually pushes the earliest deadline
+        back: no cancel and new timer per move); going off early, it only sets the next one."""
+        busy = st.busy
+        due = min((at for seat, at in table.deadlines.items() if seat not in busy), default=None)
         if st.handle is not None:
+            if due is not None and st.due is not None and st.due <= due:
+                return
             st.handle.cancel()
             st.handle = None
+        elif due is None and st.due is None:
+            return
         st.due = due
         if due is None:
             return
@@ -266,6 +311,7 @@ class TurnClock:
                 table.deadlines[seat] = time.monotonic() + RETRY
         finally:
             st.busy.discard(seat)
+            st.armed = None  # (a retry's deadline, or no longer busy: schedule afresh)
             self.arm(table)
 
     def streak(self, table: LiveTable, seat: int, upto: int | None = None) -> int:
@@ -287,12 +333,9 @@ class TurnClock:
 
     @staticmethod
     def _clocked(table: LiveTable) -> dict[int, int]:
-        """The versions reached by the clock's actions, and whose decision each was."""
-        return {
-            version: seat
-            for (seat, cid), (_, version) in table.acked.items()
-            if cid.startswith(CLOCK_ID)
-        }
+        """The versions reached by the clock's actions, and whose decision each was (kept by
+        :meth:`~gonuts.server.live.LiveTable.remember` as the actions are stored or read)."""
+        return table.clocked
 
     # -- what happened, told ----------------------------------------------------------------------
 
@@ -331,11 +374,10 @@ class TurnClock:
             return []
         if version == st.seen:
             return []
-        actions = game.actions_taken()
         clocked = self._clocked(table)
         news: list[Decision] = []
-        for i in range(st.seen, version):
-            seat, action = actions[i]
+        # only the actions since the last look (usually one), walked back from the latest
+        for i, (seat, action) in enumerate(latest_actions(game, version - st.seen), st.seen):
             s = table.seats[seat]
             if s.kind != "human":
                 continue

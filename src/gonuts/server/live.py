@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Protocol
@@ -23,6 +24,8 @@ log = logging.getLogger("gonuts.server")
 
 REPLACEMENT_LEVEL: Final = "medium"
 """The level of the bot that plays for a player who left."""
+CLOCK_ID: Final = "clock:"
+"""The prefix of the client ids of the actions the turn clock takes (refused from clients)."""
 
 
 def to_json(message: dict[str, Any]) -> str:
@@ -51,10 +54,13 @@ class Conn:
     """One WebSocket connection: a seat (None for a spectator), what it has been sent, and its
     outgoing queue.
 
-    :meth:`push` never waits: the text joins the socket's own queue, drained by a writer task
-    of its own, so a slow or dead socket never delays the others or the event loop. A socket
-    whose queue holds more than ``queue_bytes`` is closed with :data:`CLOSE_SLOW` rather than
-    skip a message (state messages are deltas: a skipped one would corrupt the client's state).
+    :meth:`push` never waits: the text joins the socket's own queue, drained by a writer of
+    its own, so a slow or dead socket never delays the others or the event loop. The writer
+    starts at once (:func:`start_eagerly`): a socket that takes the bytes is written to in the
+    same step, with no task and no turn of the loop per message; only a socket that makes it
+    wait gets a task, which drains everything queued meanwhile in one go. A socket whose queue
+    holds more than ``queue_bytes`` is closed with :data:`CLOSE_SLOW` rather than skip a
+    message (state messages are deltas: a skipped one would corrupt the client's state).
     """
 
     sender: Sender
@@ -70,6 +76,9 @@ class Conn:
     """The last table summary queued (or carried by ``welcome``): the same one is not resent."""
     _queue: deque[str] = field(default_factory=deque, repr=False)
     _writer: asyncio.Task[None] | None = field(default=None, repr=False)
+    """The writer while it waits for the socket (None or done: no writer running)."""
+    _writing: bool = field(default=False, repr=False)
+    """The writer is running in this very step (a push from inside a send joins its queue)."""
     _close: tuple[int, str] | None = field(default=None, repr=False)
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -103,8 +112,13 @@ class Conn:
         task.add_done_callback(_background.discard)
 
     def _kick(self) -> None:
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.ensure_future(self._write())
+        if self._writing or (self._writer is not None and not self._writer.done()):
+            return  # a writer is running: it sends this text too
+        self._writing = True
+        try:
+            self._writer = start_eagerly(self._write())
+        finally:
+            self._writing = False
 
     async def _write(self) -> None:
         """Send what is queued, in order; then the close, if one was asked for."""
@@ -160,6 +174,42 @@ class Conn:
 
 _background: set[asyncio.Task[None]] = set()
 """Closes of slow sockets under way (a reference, so that they are not collected)."""
+
+
+def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+    """Run ``coro`` now up to its first real wait: None if it finished without one (a
+    WebSocket send usually does: the transport takes the bytes at once), else a task that
+    carries on from there.
+
+    What Python 3.12's ``asyncio.eager_task_factory`` does for every task, for one coroutine
+    on 3.11: a message is written in the step that queued it, as the socket handlers of 0.2.0
+    did by awaiting the send, instead of a task created and scheduled per message."""
+    try:
+        waiting = coro.send(None)
+    except StopIteration:
+        return None
+    return asyncio.ensure_future(_carry_on(coro, waiting))
+
+
+async def _carry_on(coro: Coroutine[Any, Any, None], waiting: object) -> None:
+    """Drive ``coro``, started by hand and now waiting for ``waiting``, as a task would: wait
+    until the future it yielded is done, then resume it (it reads the outcome itself)."""
+    try:
+        while True:
+            if waiting is None:  # a bare yield (``asyncio.sleep(0)``): one turn of the loop
+                await asyncio.sleep(0)
+            elif asyncio.isfuture(waiting):
+                waiting._asyncio_future_blocking = False
+                await asyncio.wait([waiting])
+            else:
+                raise RuntimeError(f"a coroutine yielded {waiting!r}, not a future")
+            try:
+                waiting = coro.send(None)
+            except StopIteration:
+                return
+    except BaseException:  # cancelled (a shutdown), or a bad yield: the coroutine ends too
+        coro.close()
+        raise
 
 
 @dataclass
@@ -224,6 +274,9 @@ class LiveTable:
     """Seats connected to other server processes: by process, (seats, expiry) (relay.py)."""
     acked: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
     """Client ids of the stored actions: (seat, id) -> (notation, version after it)."""
+    clocked: dict[int, int] = field(default_factory=dict)
+    """The versions reached by the turn clock's actions (ids ``clock:<n>``), and whose
+    decision each was: kept with ``acked`` so the clock never scans all the ids per move."""
     idle_since: float | None = None
     """When the last connection left a finished table (for ``Service.evict_idle``)."""
     summary_due: asyncio.TimerHandle | None = None
@@ -249,6 +302,18 @@ class LiveTable:
         if game is not self._version_of:
             self._version_of, self._version = game, len(game.actions_taken())
         return self._version
+
+    def advance(self, game: Game, version: int) -> None:
+        """Make ``game`` current, ``version`` being its number of actions (the caller knows
+        it: one more than before a move), so that nobody has to count them."""
+        self.game = game
+        self._version_of, self._version = game, version
+
+    def remember(self, seat: int, client_id: str, notation: str, version: int) -> None:
+        """Note a stored action's client id (``version``: the table's version after it)."""
+        self.acked[(seat, client_id)] = (notation, version)
+        if client_id.startswith(CLOCK_ID):
+            self.clocked[version] = seat
 
     def connected(self, seat: int) -> bool:
         return any(c.seat == seat for c in self.conns) or any(

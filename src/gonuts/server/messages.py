@@ -369,10 +369,13 @@ def state_message(
     *,
     view: PlayerView | None = None,
     public: dict[str, Any] | None = None,
+    deadlines: dict[str, float] | None = None,
 ) -> tuple[dict[str, Any], int]:
     """The :class:`State` message for ``seat`` with events from ``start``; and the new count.
 
-    ``view``: that seat's view of the table's current game, if already built."""
+    ``view``: that seat's view of the table's current game, if already built; ``deadlines``:
+    :func:`~gonuts.server.clock.deadlines_json` of the table, if already computed (a
+    broadcast computes it once for all its sockets)."""
     game = table.game
     if game is None:
         raise ServiceError(ErrorCode.NOT_STARTED)
@@ -388,7 +391,7 @@ def state_message(
         "events": [event_json(e, names, lang) for e in events],
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
-        "deadlines": deadlines_json(table),
+        "deadlines": deadlines_json(table) if deadlines is None else deadlines,
     }
     return msg, len(view.events)
 

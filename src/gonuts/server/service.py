@@ -27,7 +27,7 @@ from gonuts.bots import Bot, make_bot
 from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
-from gonuts.server.clock import CLOCK_ID, TurnClock
+from gonuts.server.clock import CLOCK_ID, TurnClock, deadlines_json
 from gonuts.server.db import hash_token
 from gonuts.server.errors import ErrorCode, ServiceError
 from gonuts.server.limits import BucketMap
@@ -250,7 +250,7 @@ class Service:
         for a in actions:
             apply_recorded(game, a.seq, a.seat, a.notation)
             if a.client_id is not None:
-                table.acked[(a.seat, a.client_id)] = (a.notation, a.seq + 1)
+                table.remember(a.seat, a.client_id, a.notation, a.seq + 1)
 
     def catch_up(self, table: LiveTable) -> Changes:
         """Bring ``table`` up to the database: seats, status, next table, new actions.
@@ -602,9 +602,9 @@ class Service:
             return self._apply_locked(table, seat, notation, client_id)
         finally:
             self._stores -= 1
-        table.game = trial
+        table.advance(trial, seq + 1)
         if client_id is not None:
-            table.acked[(seat, client_id)] = (notation, seq + 1)
+            table.remember(seat, client_id, notation, seq + 1)
         if trial.is_over:
             table.status = "finished"
             rate_finished(self.store, table.id, trial)
@@ -760,6 +760,7 @@ class Service:
         view: PlayerView | None = None,
         public: dict[str, Any] | None = None,
         made: dict[tuple[int | None, str, int], tuple[str, int]] | None = None,
+        deadlines: dict[str, float] | None = None,
     ) -> None:
         """``made``: the texts built so far in one broadcast, by (seat, language, events
         already sent): a thousand spectators of one table share one message."""
@@ -771,7 +772,13 @@ class Service:
         done = made.get(key) if made is not None else None
         if done is None:
             msg, count = state_message(
-                table, conn.seat, conn.lang, conn.sent_events, view=view, public=public
+                table,
+                conn.seat,
+                conn.lang,
+                conn.sent_events,
+                view=view,
+                public=public,
+                deadlines=deadlines,
             )
             done = (to_json(msg), count)
             if made is not None:
@@ -789,8 +796,12 @@ class Service:
             views = game.views({c.seat for c in conns})  # public parts built once
             public = public_view_json(next(iter(views.values())))
             made: dict[tuple[int | None, str, int], tuple[str, int]] = {}
+            deadlines = deadlines_json(table)  # (once: the same figures for every socket)
             for conn in conns:
-                self._push_state(table, conn, view=views[conn.seat], public=public, made=made)
+                view = views[conn.seat]
+                self._push_state(
+                    table, conn, view=view, public=public, made=made, deadlines=deadlines
+                )
         self.schedule_hints(table)
 
     async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None:
