@@ -24,7 +24,6 @@ import asyncio
 import logging
 import time
 import weakref
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
@@ -142,12 +141,16 @@ class _Watch:
     """The decision each deadline is for: its seat's action count then."""
     seen: int | None = None
     """The version whose actions have been looked at (None: not yet)."""
-    counts: Counter[int] = field(default_factory=Counter)
+    counts: list[int] = field(default_factory=list)
+    """Actions taken so far by each seat: the key of each seat's pending decision."""
     counted: int = -1
-    """The version ``counts`` (actions per seat) is of; a newer one adds only the new actions."""
+    """The version ``counts`` is of; a newer one adds only the new actions."""
     armed: tuple[int, str, tuple[int, ...]] | None = None
     """What the deadlines were last armed for: (version, status, the seats to time);
     :meth:`TurnClock.arm` with the same has nothing to do."""
+    game: Game | None = None
+    to_act: tuple[int, ...] = ()
+    """``game.to_act`` of the game last armed for (computed once per game object)."""
     behalf: dict[int, list[Decision]] = field(default_factory=dict)
     """Decisions made for each seat since its player last decided (told when they are back)."""
     handle: asyncio.TimerHandle | None = None
@@ -201,8 +204,10 @@ class TurnClock:
             st.armed = None
             self._schedule(table, st)
             return
+        if st.game is not game:  # (a move replaces the game object)
+            st.game, st.to_act = game, game.to_act
         seats = table.seats
-        pending = tuple(s for s in game.to_act if seats[s].bot_level is None)
+        pending = tuple(s for s in st.to_act if seats[s].bot_level is None)
         version = table.version
         armed = (version, table.status, pending)
         if armed == st.armed and len(table.deadlines) == len(pending):
@@ -222,14 +227,18 @@ class TurnClock:
         self._schedule(table, st)
 
     @staticmethod
-    def _counts(st: _Watch, game: Game, version: int) -> Counter[int]:
+    def _counts(st: _Watch, game: Game, version: int) -> list[int]:
         """Actions taken per seat at ``version`` (each decision's key): the new actions added
         to the last count, or all of them counted afresh (the first time, or a shorter game)."""
         if st.counted != version:
-            if 0 <= st.counted < version:
-                st.counts.update(seat for seat, _ in latest_actions(game, version - st.counted))
+            if 0 <= st.counted < version and len(st.counts) == game.state.n:
+                new = latest_actions(game, version - st.counted)
             else:
-                st.counts = Counter(seat for seat, _ in game.actions_taken())
+                st.counts = [0] * game.state.n
+                new = game.actions_taken()
+            counts = st.counts
+            for seat, _ in new:
+                counts[seat] += 1
             st.counted = version
         return st.counts
 
