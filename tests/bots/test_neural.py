@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +15,13 @@ import pytest
 from gonuts.bots import make_bot
 from gonuts.bots.arena import play_game
 from gonuts.bots.base import BOT_NAMES
-from gonuts.bots.neural import HEADS_UP_WEIGHTS, WEIGHTS, NeuralBot, shipped_network
+from gonuts.bots.neural import (
+    HEADS_UP_WEIGHTS,
+    WEIGHTS,
+    WEIGHTS_ENV,
+    NeuralBot,
+    shipped_network,
+)
 from gonuts.bots.neural_mcts import NeuralMCTSBot, search
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, OBS_SIZE, encode_observation
 from gonuts.errors import NotYourTurnError
@@ -40,6 +48,32 @@ def test_heads_up_tables_get_the_heads_up_network() -> None:
     view = game.view(0)
     priors, _ = two.evaluate(view)
     assert make_bot("neural", 0).choose(view).id == max(priors, key=priors.__getitem__)
+
+
+def test_weights_from_the_environment_replace_the_shipped_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A checkpoint named by GONUTS_NEURAL_WEIGHTS plays every table size, heads-up included.
+    checkpoint = tmp_path / "checkpoint.npz"
+    shutil.copy(HEADS_UP_WEIGHTS, checkpoint)
+    monkeypatch.setenv(WEIGHTS_ENV, str(checkpoint))
+    for players in (2, 4, 6):
+        assert np.array_equal(shipped_network(players).policy[0], shipped_network(2).policy[0])
+    four = Game.new(4, seed=5)
+    view = four.view(0)
+    priors, _ = shipped_network(4).evaluate(view)
+    assert make_bot("neural", 0).choose(view).id == max(priors, key=priors.__getitem__)
+    monkeypatch.delenv(WEIGHTS_ENV)
+    assert not np.array_equal(shipped_network(4).policy[0], shipped_network(2).policy[0])
+
+
+def test_missing_weights_from_the_environment_are_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WEIGHTS_ENV, str(tmp_path / "nope.npz"))
+    for name in ("neural", "neural-mcts:10"):
+        with pytest.raises(ValueError, match="GONUTS_NEURAL_WEIGHTS: no network weights at"):
+            make_bot(name, 0)
 
 
 def test_names_and_budgets() -> None:

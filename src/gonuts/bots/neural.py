@@ -11,6 +11,7 @@ expected win share, plus a little score margin, of the seat from this view) serv
 from __future__ import annotations
 
 import json
+import os
 import random
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,11 @@ HEADS_UP_WEIGHTS: Final = Path(__file__).with_name("weights") / "neural-2p.npz"
 """The heads-up network, where one ships: fine-tuned from :data:`WEIGHTS` with more two-player
 games, it beats ``greedy`` heads-up more often but lost strength at 4 players, so it plays
 only two-player tables (see docs/bots.md)."""
+WEIGHTS_ENV: Final = "GONUTS_NEURAL_WEIGHTS"
+"""An environment variable naming a weight file (``.npz`` from ``gonuts train``) that every
+``neural`` and ``neural-mcts`` bot of the process plays instead of the shipped networks, at every
+table size: to try a checkpoint in ``gonuts arena``, ``play`` or ``hint`` without copying it
+into the package (worker processes inherit it)."""
 FloatArray = np.ndarray[Any, np.dtype[np.float32]]
 
 
@@ -72,7 +78,14 @@ class Network:
 
 def shipped_network(players: int | None = None) -> Network:
     """The shipped network for a table of ``players``: the heads-up weights at two players
-    where they ship, otherwise the network of every table size. Loaded once per process."""
+    where they ship, otherwise the network of every table size; the file named by
+    :data:`WEIGHTS_ENV` instead, when it is set. Loaded once per process."""
+    override = os.environ.get(WEIGHTS_ENV)
+    if override:
+        path = Path(override)
+        if not path.is_file():
+            raise ValueError(f"{WEIGHTS_ENV}: no network weights at {path}")
+        return _load(path)
     two = players == 2 and HEADS_UP_WEIGHTS.is_file()
     return _load(HEADS_UP_WEIGHTS if two else WEIGHTS)
 

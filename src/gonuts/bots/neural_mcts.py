@@ -20,6 +20,7 @@ The root decision is the most visited action. Strength is set by iterations or b
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ import numpy as np
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
 from gonuts.bots.determinize import Determinizer
-from gonuts.bots.neural import Network, NeuralBot, shipped_network
+from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, mask_from_ids, to_env_action
 from gonuts.errors import NotYourTurnError
 from gonuts.scoring import scores
@@ -215,6 +216,8 @@ def make_neural(
     :func:`gonuts.bots.base.make_bot`)."""
     from gonuts.bots.base import parse_budget  # noqa: PLC0415 - base imports this module lazily
 
+    if os.environ.get(WEIGHTS_ENV):
+        shipped_network()  # a bad GONUTS_NEURAL_WEIGHTS is a ValueError now, not at the first move
     if base == "neural":
         return NeuralBot(seed)
     if budget is None:
