@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 
 from gonuts.cli import main
 from gonuts.loadtest import Result, ServerProcess, group_sizes, is_loopback, percentile
+from gonuts.loadtest.client import fewer_gc_pauses
 from gonuts.loadtest.launcher import ServerError, free_port
 
 CLI = "import sys; from gonuts.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -99,3 +101,16 @@ def test_smoke_run(tmp_path: Path, db_url: str) -> None:
     assert data["acts"] > 20 and 0 < data["p50_ms"] <= data["p99_ms"]
     assert data["concurrent_max"] == 8
     assert "latency move → ack" in done.stdout
+
+
+def test_the_players_collector_is_tuned_for_the_run_and_restored() -> None:
+    """``drive`` tunes the players' garbage collector like the server's, and puts it back."""
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with fewer_gc_pauses(gen0=12_345) as settle:
+        assert gc.get_threshold() == (12_345, *before[1:])
+        kept = [[i] for i in range(100)]  # long-lived objects of the run
+        settle()
+        assert gc.get_freeze_count() >= len(kept)
+    assert gc.get_threshold() == before
+    if frozen == 0:
+        assert gc.get_freeze_count() == 0
