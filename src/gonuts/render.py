@@ -416,13 +416,14 @@ def hint_table(result: Hint, names: Sequence[str]) -> RenderableType:
     the highest win probability when it is not."""
     title = Text("Hint for ")
     title.append_text(seat_label(names, result.seat))
-    title.append(f": {result.iterations} simulations")
+    title.append(f": {result.iterations} simulations of {result.bot}")
     table = Table(title=title)
     table.add_column("action")
     table.add_column("win probability", justify="right")
     table.add_column("expected score", justify="right")
     table.add_column("simulations", justify="right")
-    if result.simultaneous:
+    mixed = result.simultaneous and result.bot == "mcts"
+    if mixed:
         table.add_column("play it", justify="right")
     for e in result.estimates:
         action = Text(e.action.notation)
@@ -431,10 +432,10 @@ def hint_table(result: Hint, names: Sequence[str]) -> RenderableType:
         row: list[RenderableType] = [
             action,
             f"{e.win_probability:.1%}",
-            f"{e.expected_score:.1f}",
+            "–" if e.expected_score is None else f"{e.expected_score:.1f}",
             str(e.visits),
         ]
-        if result.simultaneous:
+        if mixed:
             row.append(f"{e.probability:.0%}")
         table.add_row(*row)
     parts: list[RenderableType] = [table]

@@ -91,3 +91,36 @@ def test_play_with_bots(tmp_path: Path, bots: str) -> None:
                  "--bot-seed", "1", "--save", str(save)])  # fmt: skip
     assert code == 0
     assert Record.from_json(save.read_text()).replay().is_over
+
+
+def test_hint_with_neural_mcts_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `--bot neural-mcts`: every legal action, the most visited first and recommended, no
+    # expected scores (the network predicts none).
+    game = Game.new(2, seed=5)
+    path = write_record(tmp_path, game)
+    argv = ["hint", str(path), "--player", "1", "--budget", "120", "--bot", "neural-mcts"]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bot"] == "neural-mcts" and data["iterations"] == 120
+    legal = sorted(a.notation for a in game.view(1).legal)
+    assert sorted(a["action"] for a in data["actions"]) == legal
+    visits = [a["visits"] for a in data["actions"]]
+    # (the first iteration expands the root: the others each visit one of its actions)
+    assert visits == sorted(visits, reverse=True) and sum(visits) == 119
+    assert data["recommended"] == data["actions"][0]["action"]
+    assert [a["play_probability"] for a in data["actions"]] == [1.0] + [0.0] * (len(legal) - 1)
+    for a in data["actions"]:
+        assert 0 <= a["win_probability"] <= 1 and a["expected_score"] is None
+    # the same seed gives the same hint; the bot plays what the hint recommends
+    assert main([*argv, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert {**again, "seconds": 0} == {**data, "seconds": 0}
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "simulations of neural-mcts" in out and "Recommended: pick" in out
+
+
+def test_hint_bot_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_record(tmp_path, Game.new(2, seed=5))
+    assert main(["hint", str(path), "--player", "0", "--bot", "alphazero"]) == 2
+    assert "invalid choice: 'alphazero'" in capsys.readouterr().err

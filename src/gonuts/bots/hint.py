@@ -1,4 +1,5 @@
-"""Move hints: the search bot's estimate of every legal action of one seat.
+"""Move hints: a search bot's estimate of every legal action of one seat (``mcts`` by
+default; ``neural-mcts`` with ``bot="neural-mcts"``).
 
 >>> from gonuts import Game
 >>> from gonuts.bots import hint
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from gonuts.actions import Action
 from gonuts.bots.mcts import ActionEstimate, search
@@ -19,6 +20,8 @@ from gonuts.game import Game
 from gonuts.view import PlayerView
 
 DEFAULT_ITERATIONS = 2000
+HintBot = Literal["mcts", "neural-mcts"]
+HINT_BOTS: tuple[HintBot, ...] = ("mcts", "neural-mcts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,8 @@ class Hint:
     iterations: int
     seconds: float
     simultaneous: bool
+    bot: HintBot = "mcts"
+    """The search that made the hint."""
 
     @property
     def legal(self) -> tuple[Action, ...]:
@@ -52,13 +57,20 @@ class Hint:
             return None
         first = self.estimates[0]
         top = next(e for e in self.estimates if e.action is best)
-        if self.simultaneous:
+        if self.simultaneous and self.bot == "mcts":
             return (
                 f"Everyone chooses at once here, so the search plays a mixed strategy: it "
                 f"plays {first.action.notation} {first.probability:.0%} of the time, more "
                 f"often than {best.notation} ({top.probability:.0%}), whose "
                 f"{top.win_probability:.1%} estimate would drop if you always chose it "
                 f"and the others expected that. Any action with a share is a good choice."
+            )
+        if self.bot == "neural-mcts":
+            return (
+                f"{best.notation} has the highest estimate ({top.win_probability:.1%}) but the "
+                f"search, guided by the network's preferences, explored "
+                f"{first.action.notation} most ({first.visits} simulations against "
+                f"{top.visits}) and trusts it more."
             )
         return (
             f"{best.notation} has the highest estimate ({top.win_probability:.1%}) but over "
@@ -74,13 +86,16 @@ class Hint:
             "iterations": self.iterations,
             "seconds": round(self.seconds, 3),
             "simultaneous": self.simultaneous,
+            "bot": self.bot,
             "highest_win_probability": self.highest_win_probability.notation,
             "explanation": self.explanation,
             "actions": [
                 {
                     "action": e.action.notation,
                     "win_probability": round(e.win_probability, 4),
-                    "expected_score": round(e.expected_score, 3),
+                    "expected_score": None
+                    if e.expected_score is None
+                    else round(e.expected_score, 3),
                     "visits": e.visits,
                     "play_probability": round(e.probability, 4),
                 }
@@ -96,13 +111,19 @@ def hint(
     iterations: int | None = None,
     seconds: float | None = None,
     seed: int | None = None,
+    bot: HintBot = "mcts",
 ) -> Hint:
     """Estimate every legal action of ``seat`` (a :class:`Game` and a seat, or a seat's view).
 
     Only the seat's view is searched, so a hint never leaks hidden information. With neither
-    budget given, searches :data:`DEFAULT_ITERATIONS` iterations. ``ValueError`` when the seat
-    has no decision to take.
+    budget given, searches :data:`DEFAULT_ITERATIONS` iterations. ``bot``: ``"mcts"`` (random
+    playouts; win probabilities and expected scores) or ``"neural-mcts"`` (the shipped network's
+    priors and values; no expected scores, see
+    :func:`gonuts.bots.neural_mcts.search_estimates`). ``ValueError`` when the seat has no
+    decision to take or ``bot`` is unknown.
     """
+    if bot not in HINT_BOTS:
+        raise ValueError(f"no hint bot {bot!r}: choose from {', '.join(HINT_BOTS)}")
     if isinstance(source, Game):
         if seat is None:
             raise ValueError("give the seat to hint for")
@@ -119,7 +140,16 @@ def hint(
         raise ValueError(state)
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
-    result = search(view, random.Random(seed), iterations=iterations, seconds=seconds)
+    if bot == "neural-mcts":
+        from gonuts.bots.neural import shipped_network  # noqa: PLC0415 - NumPy weights on demand
+        from gonuts.bots.neural_mcts import search_estimates  # noqa: PLC0415
+
+        network = shipped_network(view.num_players)
+        result = search_estimates(
+            view, random.Random(seed), network, iterations=iterations, seconds=seconds
+        )
+    else:
+        result = search(view, random.Random(seed), iterations=iterations, seconds=seconds)
     estimates = result.estimates
     if len(view.legal) == 1:
         only = estimates[0]
@@ -135,4 +165,5 @@ def hint(
         iterations=result.iterations,
         seconds=result.seconds,
         simultaneous=result.simultaneous,
+        bot=bot,
     )

@@ -140,8 +140,9 @@ class ActionEstimate:
     visits: int
     win_probability: float
     """Mean win share over the simulations that played this action (shared wins split)."""
-    expected_score: float
-    """Mean final score over those simulations."""
+    expected_score: float | None
+    """Mean final score over those simulations (``None`` from ``neural-mcts``, whose network
+    predicts no score)."""
     probability: float
     """How likely the bot is to play it (the mixed strategy at a simultaneous decision)."""
 

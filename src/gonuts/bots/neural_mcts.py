@@ -24,6 +24,7 @@ import os
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
 from gonuts.bots.determinize import Determinizer
+from gonuts.bots.mcts import ActionEstimate, SearchResult
 from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, mask_from_ids, to_env_action
 from gonuts.errors import NotYourTurnError
@@ -118,6 +120,64 @@ def search(
     seconds: float | None = None,
 ) -> dict[int, int]:
     """Root visit counts (engine action id → visits) of ``view.seat``'s legal actions."""
+    mine = _search(view, rng, net, iterations, seconds).stats
+    return dict(mine.visits) if mine is not None else {}
+
+
+def search_estimates(
+    view: PlayerView,
+    rng: random.Random,
+    net: Network,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> SearchResult:
+    """The search as a hint (:func:`gonuts.bots.hint.hint` with ``bot="neural-mcts"``): every
+    legal action of ``view.seat``, most visited first, with its visits and mean value.
+
+    The value is the network's (expected win share plus a hundredth of the score margin, the
+    training reward) backed up through the tree, clipped to [0, 1] as the win probability; the
+    network predicts no score, so ``expected_score`` is ``None``. The bot plays the most
+    visited action, so its ``probability`` is 1 and every other action's 0.
+    """
+    run = _search(view, rng, net, iterations, seconds)
+    stats = run.stats
+    estimates = []
+    for action in view.legal:
+        n = stats.visits.get(action.id, 0) if stats is not None else 0
+        q = stats.worth[action.id] / n if stats is not None and n else None
+        if q is None:
+            q = stats.value if stats is not None else 0.0
+        estimates.append(ActionEstimate(action, n, min(1.0, max(0.0, q)), None, 0.0))
+    estimates.sort(key=lambda e: (-e.visits, -e.win_probability, e.action.notation))
+    best = estimates[0]
+    estimates[0] = ActionEstimate(best.action, best.visits, best.win_probability, None, 1.0)
+    return SearchResult(
+        seat=run.seat,
+        iterations=run.iterations,
+        seconds=run.seconds,
+        simultaneous=run.simultaneous,
+        estimates=tuple(estimates),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    seat: int
+    stats: _Player | None
+    """The searching seat's statistics at the root (``None``: it had one legal action)."""
+    iterations: int
+    seconds: float
+    simultaneous: bool
+
+
+def _search(
+    view: PlayerView,
+    rng: random.Random,
+    net: Network,
+    iterations: int | None,
+    seconds: float | None,
+) -> _Run:
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator's view has no decision to search")
@@ -128,6 +188,7 @@ def search(
     deadline = start + seconds if seconds is not None else math.inf
     limit = iterations if iterations is not None else 1 << 62
     root: _Node | None = None
+    simultaneous = False
     done = 0
     while done < limit and (done == 0 or time.perf_counter() < deadline):
         g = det.sample(rng)
@@ -139,6 +200,8 @@ def search(
                 values = _outcome(g)
                 break
             acting = rules.to_act(g)
+            if done == 0 and node is None and root is None:  # the root, searched once
+                simultaneous = len(acting) > 1
             if node is None:
                 node, values = _expand(net, g, acting)
                 if parent is None:
@@ -169,8 +232,7 @@ def search(
             stats.total += 1
         done += 1
     assert root is not None
-    mine = root.players.get(seat)
-    return dict(mine.visits) if mine is not None else {}
+    return _Run(seat, root.players.get(seat), done, time.perf_counter() - start, simultaneous)
 
 
 class NeuralMCTSBot:

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from gonuts.bots.base import parse_budget
-from gonuts.bots.hint import DEFAULT_ITERATIONS, hint
+from gonuts.bots.hint import DEFAULT_ITERATIONS, HINT_BOTS, hint
 from gonuts.cli.completion import file_argument
 from gonuts.cli.errors import fail as _fail
 from gonuts.cli.errors import nonnegative_int
@@ -46,6 +46,13 @@ def register(sub: Any) -> None:
         default=str(DEFAULT_ITERATIONS),
         help=f"search budget: N iterations or Xs seconds (default {DEFAULT_ITERATIONS})",
     )
+    p.add_argument(
+        "--bot",
+        choices=HINT_BOTS,
+        default="mcts",
+        help="the search: mcts (random playouts; the default) or neural-mcts (the shipped "
+        "network's priors and values; no expected scores)",
+    )
     p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
@@ -72,7 +79,14 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.player < game.num_players:
         return fail(f"no player {args.player} in this {game.num_players}-player game")
     try:
-        result = hint(game, args.player, iterations=iterations, seconds=seconds, seed=args.seed)
+        result = hint(
+            game,
+            args.player,
+            iterations=iterations,
+            seconds=seconds,
+            seed=args.seed,
+            bot=args.bot,
+        )
     except ValueError as exc:
         return fail(str(exc))
     if args.json:

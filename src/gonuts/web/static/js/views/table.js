@@ -389,7 +389,7 @@ export class TableScreen {
               h("tr", { class: a.action === hint.recommended ? "best" : "" },
                 h("td", {}, a.label ?? describeAction(a.action, names)),
                 h("td", {}, `${Math.round(a.win_probability * 100)}%`),
-                h("td", {}, a.expected_score.toFixed(1)))))));
+                h("td", {}, a.expected_score == null ? "–" : a.expected_score.toFixed(1)))))));
   }
 
   #help(view) {
