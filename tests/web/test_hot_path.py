@@ -6,7 +6,11 @@ looks only at the new move, never the whole game, and re-arms only the seat that
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -190,3 +194,35 @@ def test_only_the_seat_that_moved_is_rearmed_and_the_timer_is_kept(db_url: str) 
             await svc.close()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_sqlite_checkpoints_run_in_a_thread_not_in_a_moves_commit(tmp_path: Path) -> None:
+    """A serving store's connections never checkpoint (a commit past 1,000 WAL pages used to
+    copy and sync them on the event loop); its thread does, and stops with the store."""
+    path = tmp_path / "wal.sqlite3"
+    store = TableStore(f"sqlite:///{path}")
+    store.checkpoint_in_background(every=0.05)
+    try:
+        with store.engine.connect() as c:
+            assert c.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+
+        async def tables() -> None:
+            svc = Service(store, bot_delay=0)
+            for _ in range(5):
+                await svc.create_table(FOUR_HUMANS, "Ana", "en")
+
+        asyncio.run(tables())
+        # the database file itself (immutable: the WAL ignored) soon holds the new tables
+        raw = f"file:{path}?mode=ro&immutable=1"
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.closing(sqlite3.connect(raw, uri=True)) as db:
+                if db.execute("SELECT count(*) FROM gn_tables").fetchone()[0] == 5:
+                    break
+            assert time.monotonic() < deadline, "no checkpoint ran"
+            time.sleep(0.05)
+        thread = store._checkpointer
+        assert thread is not None and thread.is_alive()
+    finally:
+        store.close()
+    assert not thread.is_alive()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from gonuts.cli import main
 from gonuts.loadtest import Result, ServerProcess, group_sizes, is_loopback, percentile
+from gonuts.loadtest.actbench import bench
 from gonuts.loadtest.client import fewer_gc_pauses
 from gonuts.loadtest.launcher import ServerError, free_port
 
@@ -114,3 +116,11 @@ def test_the_players_collector_is_tuned_for_the_run_and_restored() -> None:
     assert gc.get_threshold() == before
     if frozen == 0:
         assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize("clock", [60, None])
+def test_the_per_move_benchmark_runs(clock: int | None) -> None:
+    """``python -m gonuts.loadtest.actbench`` (docs/loadtest.md), a tiny run."""
+    result = asyncio.run(bench(tables=2, rounds=3, clock=clock))
+    assert result["moves"] == 6 and result["clock"] == clock
+    assert 0 < result["store_us_per_move"] < result["us_per_move"]

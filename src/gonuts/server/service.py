@@ -136,6 +136,7 @@ class Service:
         """Follow the other processes (if any) and forget idle finished tables, from now on."""
         if self._sweeper is None:
             self._sweeper = asyncio.ensure_future(self._sweep())
+        self.store.checkpoint_in_background()  # (SQLite: not in a move's commit)
         await self.relay.start(self)
 
     async def drain(self, timeout: float = 10.0) -> None:
