@@ -169,3 +169,20 @@ def test_trained_network_beats_random_heads_up() -> None:
         r = play_game(["neural", "random"], i, 11)
         wins += r.win_shares()[r.bots.index("neural")]
     assert wins / 40 >= 0.7
+
+
+def test_hard_plays_neural_mcts_heads_up_and_mcts_at_bigger_tables() -> None:
+    # The level's two searches, each with the level's iteration budget and the bot's seed.
+    from gonuts.bots.base import HARD_ITERATIONS, HardBot  # noqa: PLC0415
+    from gonuts.bots.mcts import MCTSBot  # noqa: PLC0415
+
+    two = Game.new(2, seed=21).view(0)
+    hard = make_bot("hard", 5)
+    assert hard.name == "hard"
+    expected = NeuralMCTSBot(5, iterations=HARD_ITERATIONS).choose(two)
+    assert hard.choose(two) == expected
+    assert isinstance(hard, HardBot) and isinstance(hard.heads_up, NeuralMCTSBot)
+    three = Game.new(3, seed=21).view(1)
+    assert make_bot("hard", 6).choose(three) == MCTSBot(6, iterations=HARD_ITERATIONS).choose(three)
+    # a hard bot that has played heads-up still searches with mcts at another table size
+    assert hard.choose(three) == MCTSBot(5, iterations=HARD_ITERATIONS).choose(three)

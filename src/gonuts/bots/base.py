@@ -60,6 +60,30 @@ class NoisyBot:
         return self.inner.choose(view)
 
 
+class HardBot:
+    """The ``hard`` level: the strongest search that decides within about a second of one core,
+    by table size — ``neural-mcts`` at two players (it beat ``mcts`` heads-up at 1 s a decision,
+    65 % of 96 games: docs/bots.md), ``mcts`` at three to six (no evidence there that the
+    network's search is stronger), each with :data:`HARD_ITERATIONS` iterations so that its
+    strength does not depend on the machine's load."""
+
+    name = "hard"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.search = MCTSBot(seed, iterations=HARD_ITERATIONS, name="hard")
+        self.heads_up: Bot | None = None  # built at the first two-player decision
+
+    def choose(self, view: PlayerView) -> Action:
+        if view.num_players != 2:
+            return self.search.choose(view)
+        if self.heads_up is None:
+            from gonuts.bots.neural_mcts import NeuralMCTSBot  # noqa: PLC0415 - NumPy on demand
+
+            self.heads_up = NeuralMCTSBot(self.seed, iterations=HARD_ITERATIONS, name="hard")
+        return self.heads_up.choose(view)
+
+
 BOT_NAMES: Final = ("random", "greedy", "mcts", "neural", "neural-mcts", "easy", "medium", "hard")
 """Names :func:`make_bot` knows. ``mcts:N`` (N iterations) and ``mcts:Xs`` (X seconds per
 decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:Xs``."""
@@ -67,13 +91,15 @@ decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": "mcts, 4000 iterations per decision (about 1 s on one idle core)",
+    "hard": "4000 iterations of neural-mcts at two players, of mcts at three to six (up to"
+    " about 1 s on one idle core)",
 }
 
 HARD_ITERATIONS: Final = 4000
 """The ``hard`` level's search budget: an iteration budget, so that its strength does not depend
-on the machine's load (a busy web server's bots used to get a fraction of their second); 4000
-took a median of 1.03 s of CPU per decision over 4-player positions (docs/server.md)."""
+on the machine's load (a busy web server's bots used to get a fraction of their second). With
+``mcts`` 4000 took a median of 1.03 s of CPU per decision over 4-player positions
+(docs/server.md); with ``neural-mcts`` at two players about 0.9 s (docs/bots.md)."""
 
 
 def parse_budget(spec: str) -> tuple[int | None, float | None]:
@@ -96,8 +122,8 @@ def parse_budget(spec: str) -> tuple[int | None, float | None]:
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A bot by its CLI name: ``random``, ``greedy``, ``mcts`` (1 s per decision),
-    ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard`` (``mcts`` with
-    :data:`HARD_ITERATIONS` iterations: the same bot in ``gonuts play`` and on the server)."""
+    ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``
+    (:class:`HardBot`: the same bot in ``gonuts play`` and on the server)."""
     base, colon, budget = name.partition(":")
     if colon and base not in ("mcts", "neural-mcts"):
         raise ValueError(f"only mcts and neural-mcts take a budget, not {name!r}")
@@ -121,7 +147,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot.name = "medium"
         return bot
     if base == "hard":
-        return MCTSBot(seed, iterations=HARD_ITERATIONS, name="hard")
+        return HardBot(seed)
     raise ValueError(
         f"unknown bot {name!r} (choose from: {', '.join(BOT_NAMES)}; mcts:N or mcts:Xs)"
     )
