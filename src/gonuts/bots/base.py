@@ -99,7 +99,7 @@ HARD_ITERATIONS: Final = 4000
 """The ``hard`` level's search budget: an iteration budget, so that its strength does not depend
 on the machine's load (a busy web server's bots used to get a fraction of their second). With
 ``mcts`` 4000 took a median of 1.03 s of CPU per decision over 4-player positions
-(docs/server.md); with ``neural-mcts`` at two players about 0.9 s (docs/bots.md)."""
+(docs/server.md); with ``neural-mcts`` at two players a median of 0.70 s (docs/bots.md)."""
 
 
 def parse_budget(spec: str) -> tuple[int | None, float | None]:
