@@ -6,7 +6,7 @@ import json
 import random
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,17 @@ def end_screen_shown(page: Page) -> bool:
     return page.locator("[data-testid=end-screen]").count() > 0
 
 
-def act_once(page: Page, rng: random.Random, *, prefer_power: bool = False) -> bool:
+def act_once(
+    page: Page,
+    rng: random.Random,
+    *,
+    prefer_power: bool = False,
+    before_dialog: Callable[[], None] | None = None,
+) -> bool:
     """Take one decision if the page offers one (a dialog option, else a row position).
 
     ``prefer_power``: pick a ★ card when the row has one, to meet the power dialogs.
+    ``before_dialog``: called just before a dialog's option is clicked (a screenshot of it).
     """
     try:
         # a dialog's options; the two-step steal dialog shows opponents first, then cards
@@ -32,6 +39,8 @@ def act_once(page: Page, rng: random.Random, *, prefer_power: bool = False) -> b
             "dialog[open] .choice-list button, dialog[open] .opponent-list button"
         )
         if options.count():
+            if before_dialog is not None:
+                before_dialog()
             options.nth(rng.randrange(options.count())).click(timeout=QUICK_MS)
             return True
         picks = page.locator("[data-testid=row] button.card:enabled")
