@@ -141,23 +141,25 @@ def search_estimates(
     visited action, so its ``probability`` is 1 and every other action's 0.
     """
     run = _search(view, rng, net, iterations, seconds)
-    stats = run.stats
-    estimates = []
-    for action in view.legal:
-        n = stats.visits.get(action.id, 0) if stats is not None else 0
-        q = stats.worth[action.id] / n if stats is not None and n else None
-        if q is None:
-            q = stats.value if stats is not None else 0.0
-        estimates.append(ActionEstimate(action, n, min(1.0, max(0.0, q)), None, 0.0))
-    estimates.sort(key=lambda e: (-e.visits, -e.win_probability, e.action.notation))
-    best = estimates[0]
-    estimates[0] = ActionEstimate(best.action, best.visits, best.win_probability, None, 1.0)
+    stats = run.stats if run.stats is not None else _Player({}, 0.0)
+
+    def visits(a: Action) -> int:
+        return stats.visits.get(a.id, 0)
+
+    def value(a: Action) -> float:  # an unvisited action: the node's own value
+        n = visits(a)
+        return min(1.0, max(0.0, stats.worth[a.id] / n if n else stats.value))
+
+    ranked = sorted(view.legal, key=lambda a: (-visits(a), -value(a), a.notation))
     return SearchResult(
         seat=run.seat,
         iterations=run.iterations,
         seconds=run.seconds,
         simultaneous=run.simultaneous,
-        estimates=tuple(estimates),
+        estimates=tuple(
+            ActionEstimate(a, visits(a), value(a), None, 1.0 if i == 0 else 0.0)
+            for i, a in enumerate(ranked)
+        ),
     )
 
 
