@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -46,11 +47,21 @@ class Network:
         except FileNotFoundError:
             raise ValueError(f"no network weights at {path} (train with `gonuts train`)") from None
         with data:
-            self.scale: FloatArray = data["scale"]
-            self.layers = [(data[f"{name}_w"], data[f"{name}_b"]) for name in ("dense0", "dense1")]
-            self.policy = (data["policy_w"], data["policy_b"])
-            self.value_head = (data["value_w"], data["value_b"])
-            self.meta: dict[str, Any] = json.loads(str(data["meta"])) if "meta" in data else {}
+            self._set({name: data[name] for name in data.files})
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray[Any, Any]]) -> Network:
+        """A network from the arrays of a weight file (e.g. sent to a training worker)."""
+        network = cls.__new__(cls)
+        network._set(arrays)
+        return network
+
+    def _set(self, data: Mapping[str, np.ndarray[Any, Any]]) -> None:
+        self.scale: FloatArray = data["scale"]
+        self.layers = [(data[f"{name}_w"], data[f"{name}_b"]) for name in ("dense0", "dense1")]
+        self.policy = (data["policy_w"], data["policy_b"])
+        self.value_head = (data["value_w"], data["value_b"])
+        self.meta: dict[str, Any] = json.loads(str(data["meta"])) if "meta" in data else {}
 
     def forward(self, obs: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Logits ``[..., 521]`` and values ``[...]`` of observations ``[..., OBS_SIZE]``."""

@@ -330,8 +330,8 @@ def make_update(model: PolicyValue, cfg: Config, tx: optax.GradientTransformatio
     return update
 
 
-def export_npz(params: Params, path: Path, meta: dict[str, Any]) -> None:
-    """The weights as plain arrays (what :mod:`gonuts.bots.neural` loads with NumPy)."""
+def to_arrays(params: Params) -> dict[str, np.ndarray[Any, Any]]:
+    """The weights as the plain arrays of a weight file (no ``meta``)."""
     p = params["params"]
     arrays = {
         f"{layer}_{kind}": np.asarray(p[layer][name], np.float32)
@@ -339,6 +339,12 @@ def export_npz(params: Params, path: Path, meta: dict[str, Any]) -> None:
         for kind, name in (("w", "kernel"), ("b", "bias"))
     }
     arrays["scale"] = input_scale()
+    return arrays
+
+
+def export_npz(params: Params, path: Path, meta: dict[str, Any]) -> None:
+    """The weights as plain arrays (what :mod:`gonuts.bots.neural` loads with NumPy)."""
+    arrays = to_arrays(params)
     arrays["meta"] = np.asarray(json.dumps(meta))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
