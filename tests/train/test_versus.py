@@ -108,6 +108,8 @@ def test_tiny_run_from_the_command_line_trains_and_writes_curve(tmp_path: Path) 
     assert not np.allclose(before["policy_w"], after["policy_w"])  # it learned something
     meta = json.loads(str(after["meta"]))
     assert meta["config"]["against"] == ["greedy"]
+    # the stage's own defaults where the option was not given
+    assert (meta["config"]["lr"], meta["config"]["minibatch"]) == (1e-4, 1024)
 
 
 def test_command_line_refuses_options_of_the_other_stage(

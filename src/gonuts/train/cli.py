@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _players(text: str) -> tuple[int, ...]:
@@ -64,7 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="entropy bonus weight (0.01; with --against 0.003)",
     )
     parser.add_argument("--epochs", type=_positive, default=3, help="PPO epochs per iteration")
-    parser.add_argument("--minibatch", type=_positive, default=2048, help="samples per update")
+    parser.add_argument(
+        "--minibatch",
+        type=_positive,
+        default=None,
+        help="samples per update (2048; with --against 1024)",
+    )
     parser.add_argument(
         "--random-seat", type=float, default=0.2, help="share of seats played by random players"
     )
@@ -85,8 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval-players",
         type=_players,
-        default=(2, 4),
-        help="table sizes of the evaluations (each compiles a step), e.g. 2",
+        default=None,
+        help="table sizes of the evaluations (each compiles a step): 2,4; with --against 4",
     )
     parser.add_argument(
         "--against",
@@ -105,6 +111,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/neural", help="folder for checkpoints and curves")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _override(cfg: Any, args: argparse.Namespace) -> None:
+    """The options whose default depends on the stage: the stage's own unless given."""
+    for name in ("lr", "entropy", "minibatch", "eval_players"):
+        value = getattr(args, name)
+        if value is not None:
+            setattr(cfg, name, value)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,15 +153,12 @@ def run(args: argparse.Namespace) -> int:
             players=args.players,
             against=args.against,
             epochs=args.epochs,
-            minibatch=args.minibatch,
             eval_every=args.eval_every,
             eval_games=args.eval_games,
-            eval_players=args.eval_players,
             jobs=args.jobs or os.cpu_count() or 1,
             out=args.out,
         )
-        versus.lr = versus.lr if args.lr is None else args.lr
-        versus.entropy = versus.entropy if args.entropy is None else args.entropy
+        _override(versus, args)
         versus.init = args.init or versus.init
         total = versus.iterations
 
@@ -170,18 +181,15 @@ def run(args: argparse.Namespace) -> int:
             players=args.players,
             hidden=args.hidden,
             epochs=args.epochs,
-            minibatch=args.minibatch,
             random_seat=args.random_seat,
             scripted_seat=args.scripted_seat,
             past_seat=args.past_seat,
             snapshot_every=args.snapshot_every,
             init=args.init,
             eval_every=args.eval_every,
-            eval_players=args.eval_players,
             out=args.out,
         )
-        cfg.lr = cfg.lr if args.lr is None else args.lr
-        cfg.entropy = cfg.entropy if args.entropy is None else args.entropy
+        _override(cfg, args)
         total = cfg.iterations
 
         def job(progress: Callable[[int, dict[str, float]], None]) -> Path:
