@@ -131,7 +131,8 @@ def test_the_message_caches_stay_within_their_byte_budgets(
         assert 0 < cache.nbytes <= cache.budget
     # full (entries were dropped to stay within), and what is counted is what is held
     assert cache.nbytes > cache.budget // 2
-    assert cache.nbytes == sum(cost for _, cost in cache._entries.values())
+    assert cache.nbytes == sum(cache._costs.values())
+    assert cache._costs.keys() == cache._entries.keys()
 
 
 def test_a_byte_lru_drops_the_least_recently_used() -> None:

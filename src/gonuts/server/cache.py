@@ -46,7 +46,10 @@ class ByteLRU(Generic[K, V]):
         self.budget = budget
         self.size = size
         self.nbytes = 0
-        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        # The values and their costs in two mappings, not (value, cost) pairs: a pair would be
+        # one more object per entry for the garbage collector to walk (see ``put``).
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._costs: dict[K, int] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -54,29 +57,37 @@ class ByteLRU(Generic[K, V]):
 
     def get(self, key: K) -> V | None:
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
+            value = self._entries.get(key)
+            if value is None:
                 return None
             self._entries.move_to_end(key)
-            return entry[0]
+            return value
 
     def put(self, key: K, value: V) -> None:
+        """Keep ``value`` (not None) under ``key``, dropping the least recently used entries
+        beyond the budget.
+
+        What a server caches lives for a while, so it outlives the garbage collector's young
+        generation and is walked by every older collection until it is dropped: the budget
+        is memory, but every entry also costs collection time, so keep entries small in
+        objects (see :func:`gonuts.server.messages.event_json`)."""
         cost = self.size(value)
         with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.nbytes -= old[1]
+            if self._entries.pop(key, None) is not None:
+                self.nbytes -= self._costs.pop(key)
             if cost > self.budget:
                 return
-            self._entries[key] = (value, cost)
+            self._entries[key] = value
+            self._costs[key] = cost
             self.nbytes += cost
             while self.nbytes > self.budget:
-                _, (_, dropped) = self._entries.popitem(last=False)
-                self.nbytes -= dropped
+                dropped, _ = self._entries.popitem(last=False)
+                self.nbytes -= self._costs.pop(dropped)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._costs.clear()
             self.nbytes = 0
 
 
