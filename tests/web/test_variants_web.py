@@ -6,6 +6,7 @@ Every test runs on SQLite and on PostgreSQL (``client`` / ``make_app`` take ``db
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from starlette.testclient import TestClient
 
 from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.server import lobby
+from gonuts.server.limits import Limits
 from gonuts.variants import SPRINKLED_ANY_CARD, TWIST_PASS_ANY, VARIANTS
 from web.helpers import AppFactory, auth, create, error_code, state
 
@@ -130,9 +132,18 @@ def test_the_default_sprinkled_gives_another_card(
     assert sorted(legal(client, table_id, tokens[0])) == ["give glazed to 1", "give glazed to 2"]
 
 
+@pytest.fixture
+def unthrottled(make_app: AppFactory) -> Iterator[TestClient]:
+    """A client without the per-address HTTP rate: a whole game over HTTP is a few hundred
+    requests, and the replay at the end was sometimes refused with 429."""
+    with TestClient(make_app(limits=Limits(http_rate=None))) as c:
+        yield c
+
+
 def test_sprinkled_any_card_is_played_recorded_and_replayed(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    unthrottled: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    client = unthrottled
     table_id, tokens = sprinkled_table(client, [SPRINKLED_ANY_CARD], monkeypatch)
     options = legal(client, table_id, tokens[0])
     assert "give sprinkled to 1" in options  # only this house rule allows it
