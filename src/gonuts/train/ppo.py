@@ -330,6 +330,31 @@ def make_update(model: PolicyValue, cfg: Config, tx: optax.GradientTransformatio
     return update
 
 
+def ppo_epochs(  # noqa: PLR0917 - the state of one PPO update, passed through
+    update: Any,
+    params: Params,
+    opt: optax.OptState,
+    data: dict[str, np.ndarray[Any, Any]],
+    epochs: int,
+    minibatch: int,
+    rng: np.random.Generator,
+) -> tuple[Params, optax.OptState, dict[str, jax.Array]]:
+    """``epochs`` passes of ``update`` over the samples in shuffled minibatches of one fixed
+    size (the last one padded with zero-weight samples, so the update compiles once)."""
+    size = len(data["return"])
+    mb = min(minibatch, 1 << max(0, math.ceil(math.log2(max(size, 1)))))
+    stats: dict[str, jax.Array] = {}
+    for _ in range(epochs):
+        order = rng.permutation(size)
+        for start in range(0, size, mb):
+            idx = order[start : start + mb]
+            pad = mb - len(idx)
+            batch = {k: np.concatenate([v[idx], v[idx[:1].repeat(pad)]]) for k, v in data.items()}
+            batch["weight"] = np.concatenate([np.ones(len(idx)), np.zeros(pad)]).astype(np.float32)
+            params, opt, stats = update(params, opt, {k: jnp.asarray(v) for k, v in batch.items()})
+    return params, opt, stats
+
+
 def to_arrays(params: Params) -> dict[str, np.ndarray[Any, Any]]:
     """The weights as the plain arrays of a weight file (no ``meta``)."""
     p = params["params"]
@@ -440,23 +465,7 @@ def train(cfg: Config, progress: Callable[[int, dict[str, float]], None] | None 
         s, records = play_games(steps[n], params, past, n, who, False, sub)
         games += cfg.batch
         data = flatten(records, np.asarray(final_rewards(s)))
-        size = len(data["return"])
-        mb = min(cfg.minibatch, 1 << max(0, math.ceil(math.log2(max(size, 1)))))
-        stats: dict[str, jax.Array] = {}
-        for _ in range(cfg.epochs):
-            order = rng.permutation(size)
-            for start in range(0, size, mb):
-                idx = order[start : start + mb]
-                pad = mb - len(idx)
-                batch = {
-                    k: np.concatenate([v[idx], v[idx[:1].repeat(pad)]]) for k, v in data.items()
-                }
-                batch["weight"] = np.concatenate([np.ones(len(idx)), np.zeros(pad)]).astype(
-                    np.float32
-                )
-                params, opt, stats = update(
-                    params, opt, {k: jnp.asarray(v) for k, v in batch.items()}
-                )
+        params, opt, stats = ppo_epochs(update, params, opt, data, cfg.epochs, cfg.minibatch, rng)
         if it % cfg.snapshot_every == 0:
             pool.append(params)
         if progress is not None:

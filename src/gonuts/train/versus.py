@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jax.numpy as jnp
 import numpy as np
 import optax  # type: ignore[import-untyped]
 
@@ -52,6 +51,7 @@ from gonuts.train.ppo import (
     export_npz,
     load_params,
     make_update,
+    ppo_epochs,
     to_arrays,
 )
 from gonuts.train.ppo import (
@@ -214,23 +214,9 @@ def train_versus(
             base = (cfg.seed * 100_000 + it) * 10_000
             data, shares = play(n, range(base, base + cfg.games), False)
             games += cfg.games
-            size = len(data["return"])
-            mb = min(cfg.minibatch, 1 << max(0, math.ceil(math.log2(max(size, 1)))))
-            stats: dict[str, Any] = {}
-            for _ in range(cfg.epochs):
-                order = rng.permutation(size)
-                for start in range(0, size, mb):
-                    idx = order[start : start + mb]
-                    pad = mb - len(idx)
-                    batch = {
-                        k: np.concatenate([v[idx], v[idx[:1].repeat(pad)]]) for k, v in data.items()
-                    }
-                    batch["weight"] = np.concatenate([np.ones(len(idx)), np.zeros(pad)]).astype(
-                        np.float32
-                    )
-                    params, opt, stats = update(
-                        params, opt, {k: jnp.asarray(v) for k, v in batch.items()}
-                    )
+            params, opt, stats = ppo_epochs(
+                update, params, opt, data, cfg.epochs, cfg.minibatch, rng
+            )
             if progress is not None:
                 info = {k: float(v) for k, v in stats.items()}
                 progress(it, info | {"players": float(n), "win_share": float(np.mean(shares))})
