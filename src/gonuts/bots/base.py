@@ -63,8 +63,8 @@ class NoisyBot:
 class HardBot:
     """The ``hard`` level: the strongest search that decides within about a second of one core,
     by table size — ``neural-mcts`` at two players (it beat ``mcts`` heads-up at 1 s a decision,
-    65 % of 96 games: docs/bots.md), ``mcts`` at three to six (no evidence there that the
-    network's search is stronger), each with :data:`HARD_ITERATIONS` iterations so that its
+    65 % of 96 games: docs/bots.md), ``mcts`` at three to six (the network's search is not yet
+    measured there at this budget), each with :data:`HARD_ITERATIONS` iterations so that its
     strength does not depend on the machine's load."""
 
     name = "hard"
