@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -161,9 +162,7 @@ def run(args: argparse.Namespace) -> int:
         _override(versus, args)
         versus.init = args.init or versus.init
         total = versus.iterations
-
-        def job(progress: Callable[[int, dict[str, float]], None]) -> Path:
-            return train_versus(versus, progress)
+        job = partial(train_versus, versus)
 
     else:
         shares = (args.random_seat, args.scripted_seat, args.past_seat)
@@ -191,9 +190,7 @@ def run(args: argparse.Namespace) -> int:
         )
         _override(cfg, args)
         total = cfg.iterations
-
-        def job(progress: Callable[[int, dict[str, float]], None]) -> Path:
-            return train(cfg, progress)
+        job = partial(train, cfg)
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
 
