@@ -183,18 +183,27 @@ def test_shipped_network_beats_three_greedy_bots_at_four_players() -> None:
     assert wins / 48 >= 0.5
 
 
-def test_hard_plays_neural_mcts_heads_up_and_mcts_at_bigger_tables() -> None:
-    # The level's two searches, each with the level's iteration budget and the bot's seed.
-    from gonuts.bots.base import HARD_ITERATIONS, HardBot  # noqa: PLC0415
+def test_hard_plays_neural_mcts_where_measured_stronger_and_mcts_elsewhere() -> None:
+    # The level's two searches, each with the level's iteration budget and the bot's seed:
+    # neural-mcts at two and four players (matches in docs/bots.md), mcts at three, five, six.
+    from gonuts.bots.base import HARD_ITERATIONS, HARD_NEURAL_TABLES, HardBot  # noqa: PLC0415
     from gonuts.bots.mcts import MCTSBot  # noqa: PLC0415
 
+    assert {2, 4} == HARD_NEURAL_TABLES
     two = Game.new(2, seed=21).view(0)
     hard = make_bot("hard", 5)
     assert hard.name == "hard"
     expected = NeuralMCTSBot(5, iterations=HARD_ITERATIONS).choose(two)
     assert hard.choose(two) == expected
-    assert isinstance(hard, HardBot) and isinstance(hard.heads_up, NeuralMCTSBot)
+    assert isinstance(hard, HardBot) and isinstance(hard.neural, NeuralMCTSBot)
+    four = Game.new(4, seed=22).view(2)
+    assert hard.choose(four) == NeuralMCTSBot(5, iterations=HARD_ITERATIONS).choose(four)
+    fresh = make_bot("hard", 7)
+    assert fresh.choose(four) == NeuralMCTSBot(7, iterations=HARD_ITERATIONS).choose(four)
+    assert isinstance(fresh, HardBot) and fresh.neural is not None  # the network searched
     three = Game.new(3, seed=21).view(1)
-    assert make_bot("hard", 6).choose(three) == MCTSBot(6, iterations=HARD_ITERATIONS).choose(three)
-    # a hard bot that has played heads-up still searches with mcts at another table size
+    other = make_bot("hard", 6)
+    assert other.choose(three) == MCTSBot(6, iterations=HARD_ITERATIONS).choose(three)
+    assert isinstance(other, HardBot) and other.neural is None  # no network at three players
+    # a hard bot that has played with the network still searches with mcts at another table size
     assert hard.choose(three) == MCTSBot(5, iterations=HARD_ITERATIONS).choose(three)

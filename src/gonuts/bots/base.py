@@ -62,26 +62,28 @@ class NoisyBot:
 
 class HardBot:
     """The ``hard`` level: the strongest search that decides within about a second of one core,
-    by table size — ``neural-mcts`` at two players (it beat ``mcts`` heads-up at 1 s a decision,
-    65 % of 96 games: docs/bots.md), ``mcts`` at three to six (the network's search is not yet
-    measured there at this budget), each with :data:`HARD_ITERATIONS` iterations so that its
-    strength does not depend on the machine's load."""
+    by table size — ``neural-mcts`` where it was measured stronger than ``mcts`` (the table sizes
+    in :data:`HARD_NEURAL_TABLES`: heads-up it won 65 % of 96 games against ``mcts`` at 1 s a
+    decision, at four players 54 % of 96 against three of them, par 25 %: docs/bots.md), ``mcts``
+    at the others (the network's search is not yet measured there at this budget), each with
+    :data:`HARD_ITERATIONS` iterations so that its strength does not depend on the machine's
+    load."""
 
     name = "hard"
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
         self.search = MCTSBot(seed, iterations=HARD_ITERATIONS, name="hard")
-        self.heads_up: Bot | None = None  # built at the first two-player decision
+        self.neural: Bot | None = None  # built at the first decision at such a table
 
     def choose(self, view: PlayerView) -> Action:
-        if view.num_players != 2:
+        if view.num_players not in HARD_NEURAL_TABLES:
             return self.search.choose(view)
-        if self.heads_up is None:
+        if self.neural is None:
             from gonuts.bots.neural_mcts import NeuralMCTSBot  # noqa: PLC0415 - NumPy on demand
 
-            self.heads_up = NeuralMCTSBot(self.seed, iterations=HARD_ITERATIONS, name="hard")
-        return self.heads_up.choose(view)
+            self.neural = NeuralMCTSBot(self.seed, iterations=HARD_ITERATIONS, name="hard")
+        return self.neural.choose(view)
 
 
 BOT_NAMES: Final = ("random", "greedy", "mcts", "neural", "neural-mcts", "easy", "medium", "hard")
@@ -91,15 +93,20 @@ decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": "4000 iterations of neural-mcts at two players, of mcts at three to six (up to"
-    " about 1 s on one idle core)",
+    "hard": "4000 iterations of neural-mcts at two and four players, of mcts at three, five and"
+    " six (up to about 1 s on one idle core)",
 }
 
 HARD_ITERATIONS: Final = 4000
 """The ``hard`` level's search budget: an iteration budget, so that its strength does not depend
 on the machine's load (a busy web server's bots used to get a fraction of their second). With
 ``mcts`` 4000 took a median of 1.03 s of CPU per decision over 4-player positions
-(docs/server.md); with ``neural-mcts`` at two players a median of 0.70 s (docs/bots.md)."""
+(docs/server.md); with ``neural-mcts`` a median of 0.70 s at two players and 1.13 s at four
+(docs/bots.md)."""
+
+HARD_NEURAL_TABLES: Final = frozenset({2, 4})
+"""Table sizes where ``hard`` searches with the network (``neural-mcts``): those where a match
+of at least 96 games showed it stronger than ``mcts`` at about a second a decision."""
 
 
 def parse_budget(spec: str) -> tuple[int | None, float | None]:
