@@ -220,11 +220,14 @@ def test_an_interrupted_arena_prints_the_summary_of_the_games_finished(tmp_path:
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while len(list(tmp_path.glob("*.json"))) < 3 and time.monotonic() < deadline:
-        time.sleep(0.1)  # the games are under way
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("*.json"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)  # the games are under way
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()  # a failed test leaves no million-game arena behind
     assert process.returncode == 130, err
     data = json.loads(out)
     assert 1 <= data["games"] < 1_000_000
