@@ -10,13 +10,24 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Sequence
+from typing import Final
 
+from gonuts import position as _position
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action, parse_action
-from gonuts.cards import KIND_IDS, NUM_KINDS, canonical_deck, check_player_count, kind_index
-from gonuts.errors import IllegalActionError
+from gonuts.cards import (
+    KIND_BY_ID,
+    KIND_IDS,
+    MAX_PLAYERS,
+    NUM_KINDS,
+    canonical_deck,
+    check_player_count,
+    kind_index,
+)
+from gonuts.errors import IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.events import Event
 from gonuts.powers import POWER_BY_PHASE
 from gonuts.rng import seeded_shuffle
@@ -29,7 +40,33 @@ K = NUM_KINDS
 
 
 def default_names(players: int) -> tuple[str, ...]:
-    return tuple(f"Player {i + 1}" for i in range(players))
+    """``Player 0`` … ``Player N-1``: numbered as the seats are (from 0, as in RECORD.md)."""
+    return tuple(f"Player {i}" for i in range(players))
+
+
+_NUMBERED: Final = re.compile(
+    r"(?:pick|discard) (?P<position>[0-9]+)|(?:take|give|discard) (?P<kind>[a-z_]+) "
+    r"(?:from|to) (?P<seat>[0-9]+)"
+)
+
+
+def out_of_range(text: str) -> str | None:
+    """Why ``text``, spelled as notation, cannot be legal in any game (a position or seat
+    beyond 6 players), or None: such an action is illegal, not malformed."""
+    found = _NUMBERED.fullmatch(text)
+    if found is None:
+        return None
+    if found["position"] is not None and not 1 <= int(found["position"]) <= MAX_PLAYERS + 1:
+        return f"no row position {int(found['position'])}"
+    if found["kind"] in KIND_BY_ID and not 0 <= int(found["seat"] or 0) < MAX_PLAYERS:
+        return f"no seat {int(found['seat'])}"
+    return None
+
+
+def normal_notation(text: str) -> str:
+    """Notation as a person may type it (``Pick 1``, ``pick  1``): case and spacing folded
+    into the canonical spelling that records hold."""
+    return " ".join(text.split()).lower()
 
 
 def deck_from_seed(players: int, seed: int) -> tuple[int, ...]:
@@ -45,10 +82,38 @@ class Game:
     positions in notation are 1-based.
     """
 
-    __slots__ = ("state",)
+    __slots__ = ("origin", "state")
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, *, origin: GameState | None = None) -> None:
         self.state = state
+        self.origin = origin
+        """Where the history starts when not at the deal (:meth:`from_position`), else None."""
+
+    @classmethod
+    def from_position(cls, text: str, *, events: bool = True) -> Game:
+        """The game at a position string (:mod:`gonuts.position`; :meth:`position` writes one);
+        :class:`~gonuts.position.PositionError` for a string that is not one.
+
+        >>> game = Game.new(["Ana", "Ben"], seed=2)
+        >>> game.apply(0, "pick 1")
+        >>> again = Game.from_position(game.position())
+        >>> again == game, again.legal_actions(1) == game.legal_actions(1)
+        (True, True)
+        """
+        state = _position.from_position(text, events=events)
+        return cls(state, origin=state.copy(events=False))
+
+    def position(self) -> str:
+        """This position as one line of text (pending secret choices included)."""
+        return _position.to_position(self.state)
+
+    def __eq__(self, other: object) -> bool:
+        """The same position (:meth:`GameState.__eq__ <gonuts.state.GameState.__eq__>`)."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     @classmethod
     def new(
@@ -78,7 +143,43 @@ class Game:
 
     def copy(self, *, events: bool = True) -> Game:
         """An independent copy; ``events=False`` drops the event log (cheaper)."""
-        return Game(self.state.copy(events=events))
+        return Game(self.state.copy(events=events), origin=self.origin)
+
+    def undo(self) -> tuple[int, Action]:
+        """Take back the last recorded decision (as python-chess's ``Board.pop``) and return it
+        as (seat, action); :class:`IndexError` when there is none. The game is replayed from
+        its start, so what the engine carried out by itself is taken back with it.
+
+        >>> game = Game.new(["Ana", "Ben"], seed=2)
+        >>> before = game.copy()
+        >>> game.apply(1, "pick 3")
+        >>> game.undo(), game == before
+        ((1, Action('pick 3')), True)
+        """
+        taken = self.actions_taken()
+        if not taken:
+            raise IndexError("no decision to undo")
+        events = self.state.events is not None
+        if self.origin is not None:
+            state = self.origin.copy(events=False)
+            state.events = [] if events else None
+        else:
+            state = rules.setup(self.state.config, events=events)
+        for seat, action in taken[:-1]:
+            rules.apply(state, seat, action.id)
+        self.state = state
+        return taken[-1]
+
+    def returns(self) -> list[float]:
+        """Each seat's win share: 1 to a sole winner, split evenly on a shared victory, 0 to
+        the others — the environments' ``win_share`` reward; all 0.0 until the game is over.
+
+        >>> Game.new(3, seed=1).returns()
+        [0.0, 0.0, 0.0]
+        """
+        winners = self.state.winners if self.is_over else ()
+        share = 1.0 / len(winners) if winners else 0.0
+        return [share if p in winners else 0.0 for p in range(self.state.n)]
 
     # -- the table -------------------------------------------------------------------------------
 
@@ -167,18 +268,37 @@ class Game:
     def apply(self, player: int, action: Action | str) -> None:
         """Take ``action`` for ``player`` and run the game on to the next decision.
 
-        Raises :class:`~gonuts.errors.MalformedActionError` for a string that is not notation,
-        :class:`~gonuts.errors.NotYourTurnError`, :class:`~gonuts.errors.GameOverError` or
+        A string is notation, read as a person types it (``Pick 1`` and ``pick  1`` are
+        ``pick 1``; records stay strict). Raises :class:`~gonuts.errors.MalformedActionError`
+        for a string that is not notation, :class:`~gonuts.errors.NotYourTurnError` (also for a
+        seat the game does not have), :class:`~gonuts.errors.GameOverError` or
         :class:`~gonuts.errors.IllegalActionError`; after an error the game is unchanged.
         """
         if isinstance(action, str):
-            action = parse_action(action)
+            text = normal_notation(action)
+            try:
+                action = parse_action(text)
+            except MalformedActionError:
+                why = out_of_range(text)
+                if why is None:
+                    raise
+                raise IllegalActionError(f"{text!r} is not legal in any game: {why}") from None
         elif not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
+        self._check_seat(player)
         rules.apply(self.state, player, action.id)
+
+    def _check_seat(self, player: object) -> None:
+        if not isinstance(player, int) or isinstance(player, bool):
+            raise NotYourTurnError(f"a seat is an int from 0 to {self.state.n - 1}: {player!r}")
+        if not 0 <= player < self.state.n:
+            raise NotYourTurnError(
+                f"no seat {player} in a {self.state.n}-player game (seats 0 to {self.state.n - 1})"
+            )
 
     def apply_id(self, player: int, action_id: int) -> None:
         """:meth:`apply` by action id (validated)."""
+        self._check_seat(player)
         rules.apply(self.state, player, action_id)
 
     # -- scores, views, history ------------------------------------------------------------------

@@ -12,8 +12,9 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
+from gonuts import files
 from gonuts.actions import parse_action
 from gonuts.cards import KIND_BY_ID, KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
 from gonuts.errors import (
@@ -23,10 +24,18 @@ from gonuts.errors import (
     NotYourTurnError,
     RecordError,
 )
-from gonuts.game import Game, deck_from_seed
+from gonuts.game import Game, deck_from_seed, out_of_range
 from gonuts.variants import VARIANTS, ordered
 
 FORMAT: Final = "gonuts-record/1"
+
+
+class PathLike(Protocol):
+    """A file system path object (``pathlib.Path``): what :meth:`Record.load` also takes."""
+
+    def __fspath__(self) -> str: ...
+
+
 KNOWN_KEYS: Final = ("format", "players", "deck", "seed", "actions", "variants")
 
 
@@ -61,12 +70,29 @@ class Record:
         except UnicodeDecodeError as exc:
             raise RecordError(f"invalid JSON: not UTF-8 ({exc.reason})") from None
         except json.JSONDecodeError as exc:
+            at = "" if exc.msg.endswith(" at") else " at"  # "… starting at": no second "at"
             raise RecordError(
-                f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+                f"invalid JSON: {exc.msg}{at} line {exc.lineno} column {exc.colno}"
             ) from None
-        except (ValueError, RecursionError) as exc:
+        except RecursionError:
+            raise RecordError("invalid JSON: nested too deeply") from None
+        except ValueError as exc:
+            if "int_max_str_digits" in str(exc) or "digits" in str(exc):
+                raise RecordError("invalid JSON: a number with too many digits") from None
             raise RecordError(f"invalid JSON: {exc}") from None
         return cls.from_dict(obj)
+
+    @classmethod
+    def load(cls, path: str | PathLike) -> Record:
+        """The record in the file at ``path``; :class:`RecordError` for one that is not valid
+        (an unreadable file raises :class:`OSError`). The file is read by :mod:`gonuts.files`:
+        this module opens none."""
+        return cls.from_json(files.read_bytes(path))
+
+    def save(self, path: str | PathLike, *, overwrite: bool = False) -> None:
+        """Write the record to ``path``, whole or not at all; an existing file is kept
+        (:class:`FileExistsError`) unless ``overwrite``."""
+        files.write_text_whole(path, self.to_json(), overwrite=overwrite)
 
     @classmethod
     def from_dict(cls, obj: object) -> Record:
@@ -112,7 +138,10 @@ class Record:
 
     @classmethod
     def from_game(cls, game: Game, **extra: Any) -> Record:
-        """The record of ``game`` so far (always with the full deck; extra keys as given)."""
+        """The record of ``game`` so far (always with the full deck; extra keys as given).
+        :class:`ValueError` for a game set up from a position: it has no deal to record."""
+        if game.origin is not None:
+            raise ValueError("a game set up from a position has no record from the deal")
         actions = tuple(RecordedAction(p, a.notation) for p, a in game.actions_taken())
         return cls(game.players, game.initial_deck, None, actions, extra, game.variants)
 
@@ -151,6 +180,13 @@ def apply_recorded(game: Game, index: int, player: int, text: str) -> None:
         action = parse_action(text)
         game.apply(player, action)
     except MalformedActionError:
+        why = out_of_range(text)
+        if why is not None:
+            raise RecordError(
+                f"action {index}: illegal action {_short(text)} for player {player}: {why} "
+                f"(legal: {', '.join(str(a) for a in game.legal_actions(player))})",
+                index,
+            ) from None
         raise RecordError(f"action {index}: malformed action {_short(text)}", index) from None
     except GameOverError:
         raise RecordError(

@@ -184,6 +184,24 @@ class GameState:
         c.history = self.history
         return c
 
+    def __eq__(self, other: object) -> bool:
+        """The same position (what :mod:`gonuts.position` writes): players, variants and every
+        field the rules read; the event log, the history and the deck as dealt do not count."""
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return (
+            self.config.players == other.config.players
+            and self.config.variants == other.config.variants
+            and self.round == other.round
+            and self.phase is other.phase
+            and (self.pos, self.actor, self.step) == (other.pos, other.actor, other.step)
+            and (self.row, self.deck, self.discard) == (other.row, other.deck, other.discard)
+            and (self.coll, self.picks, self.passes) == (other.coll, other.picks, other.passes)
+            and (self.known, self.winners) == (other.known, other.winners)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal states may change apart
+
     # -- small queries used by the rules, scoring and views -----------------------------------
 
     def count(self, player: int, kind: int) -> int:
