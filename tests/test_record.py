@@ -83,3 +83,48 @@ def test_record_of_a_fresh_game_has_no_actions() -> None:
     assert record.actions == ()
     assert record.to_dict()["deck"] == list(game.initial_deck)
     assert record.replay().row == game.row
+
+
+def _three_player_deck() -> list[str]:
+    return [KIND_IDS[k] for k in canonical_deck(3)]
+
+
+def test_a_deck_of_the_right_length_but_the_wrong_cards_is_a_record_error() -> None:
+    deck = _three_player_deck()
+    deck[deck.index("glazed")] = "plain"  # one Plain too many, one Glazed missing: same length
+    with pytest.raises(RecordError, match="1 missing glazed, 1 too many plain"):
+        Record.from_dict({"format": "gonuts-record/1", "players": ["a", "b", "c"], "deck": deck})
+
+
+def test_the_player_bound_is_the_seat_count() -> None:
+    base = {"format": "gonuts-record/1", "players": ["a", "b"], "seed": 1}
+    Record.from_dict({**base, "actions": [{"player": 1, "action": "pick 1"}]})  # the last seat
+    with pytest.raises(RecordError, match=r"2 is not a seat \(0 to 1\)"):
+        Record.from_dict({**base, "actions": [{"player": 2, "action": "pick 1"}]})
+
+
+def test_a_position_no_game_has_is_illegal_not_malformed() -> None:
+    record = Record.from_dict(
+        {
+            "format": "gonuts-record/1",
+            "players": ["a", "b", "c"],
+            "seed": 1,
+            "actions": [{"player": 0, "action": "pick 9"}],
+        }
+    )
+    with pytest.raises(RecordError, match=r'illegal action "pick 9" for player 0.*pick 4\)'):
+        record.replay()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": "x', "invalid JSON: Unterminated string starting at line 1 column 12"),
+        ("1" * 5000, "invalid JSON: a number with too many digits"),
+        ("[" * 100_000, "invalid JSON: nested too deeply"),
+    ],
+)
+def test_json_errors_read_as_one_plain_sentence(text: str, message: str) -> None:
+    with pytest.raises(RecordError) as info:
+        Record.from_json(text)
+    assert str(info.value) == message

@@ -9,13 +9,15 @@ from 0 everywhere, as in the record notation (``take glazed from 2`` takes from 
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich import box
+from rich.cells import cell_len
 from rich.columns import Columns
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -86,6 +88,45 @@ def points_text(card: CardKind) -> str:
     return card.points
 
 
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Characters that reorder the text around them (a name could make a line read backwards)."""
+
+
+def is_control(char: str) -> bool:
+    """A character that is an instruction to the terminal, not a letter: C0 and C1 controls,
+    DEL, line and paragraph separators and the bidirectional overrides."""
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character written as an escape (``ESC`` → ``\\x1b``), so
+    a name from a record someone sent cannot retitle, clear or colour the terminal."""
+    if not any(is_control(c) for c in text):
+        return text
+    out = []
+    for char in text:
+        if not is_control(char):
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)
+
+
+def display_names(names: Sequence[str]) -> tuple[str, ...]:
+    """Names as a screen shows them: control characters escaped (:func:`printable`), and
+    names that read alike (``Ana``, ``ana``) told apart by their seat (``Ana (seat 1)``)."""
+    shown = [printable(name) for name in names]
+    folded = [name.casefold() for name in shown]
+    return tuple(
+        f"{name} (seat {p})" if folded.count(folded[p]) > 1 else name
+        for p, name in enumerate(shown)
+    )
+
+
 def join_names(names: Sequence[str]) -> str:
     """``"A"``, ``"A and B"``, ``"A, B and C"``."""
     if len(names) <= 1:
@@ -112,27 +153,80 @@ def card_text(kind: str, *, star: bool = True) -> Text:
     return text
 
 
+PANEL_WIDTH = 24
+PANEL_HEIGHT = 8
+
+
+def fit_lines(text: str, width: int, lines: int) -> str:
+    """``text`` wrapped to ``width``; past ``lines`` lines it ends with an ellipsis (a box
+    would cut it mid-sentence without one: ``? NAME`` shows the whole text)."""
+    wrapped = textwrap.wrap(text, width)
+    if len(wrapped) <= lines:
+        return "\n".join(wrapped)
+    last = wrapped[lines - 1]
+    last = last if len(last) < width else last[: width - 1].rstrip()
+    return "\n".join([*wrapped[: lines - 1], last + "…"])
+
+
 def card_panel(kind: str | None, position: int, *, mark: str = "") -> Panel:
     """One row card: name, points text, power text; the player-count colour as the border."""
     title = Text(str(position), style="bold")
     if mark:
         title.append(mark)
     if kind is None:
-        return Panel(Text("(empty)", style="dim"), title=title, width=24, height=8)
+        return Panel(
+            Text("(empty)", style="dim"), title=title, width=PANEL_WIDTH, height=PANEL_HEIGHT
+        )
     card = KIND_BY_ID[kind]
     body = Text()
     body.append_text(card_text(kind))
     body.append(f"\n{points_text(card)}", style="cyan")
     if card.power:
-        body.append(f"\n{card.power}", style="italic")
+        body.append("\n" + fit_lines(card.power, PANEL_WIDTH - 4, PANEL_HEIGHT - 4), style="italic")
     return Panel(
         body,
         title=title,
         subtitle=Text("•" * card.min_players),
         border_style=COLOUR_STYLE[card.min_players],
-        width=24,
-        height=8,
+        width=PANEL_WIDTH,
+        height=PANEL_HEIGHT,
     )
+
+
+class CompactRow:
+    """The row one line per card, for small terminals: the position (what you type), the name
+    and the dots always whole; the points text gives way first, with an ellipsis."""
+
+    def __init__(self, row: Sequence[str | None], mine: int | None) -> None:
+        self.row = row
+        self.mine = mine
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        marks = [("◀ " if self.mine == i + 1 else "") + str(i + 1) for i in range(len(self.row))]
+        pos_width = max(cell_len(m) for m in marks)
+        names = [card_text(k) if k else Text("(empty)", style="dim") for k in self.row]
+        name_width = max(n.cell_len for n in names)
+        points_width = max((cell_len(points_text(KIND_BY_ID[k])) for k in self.row if k), default=0)
+        for mark, kind, name in zip(marks, self.row, names, strict=True):
+            line = Text(mark.rjust(pos_width), style="bold")
+            line.append("  ")
+            line.append_text(name)
+            if kind is None:
+                yield line
+                continue
+            line.append(" " * (name_width - name.cell_len + 2))
+            card = KIND_BY_ID[kind]
+            dots = "•" * card.min_players
+            room = min(points_width, width - line.cell_len - 2 - len(dots))
+            points = Text(points_text(card), style="cyan")
+            if room >= 1:
+                points.truncate(room, overflow="ellipsis", pad=True)
+                line.append_text(points)
+                line.append("  ")
+            line.append(dots, style=COLOUR_STYLE[card.min_players])
+            line.truncate(width, overflow="ellipsis")
+            yield line
 
 
 def row_renderable(view: PlayerView, *, compact: bool = False) -> RenderableType:
@@ -140,22 +234,7 @@ def row_renderable(view: PlayerView, *, compact: bool = False) -> RenderableType
     for small terminals) one line per card."""
     mine = view.selections[view.seat] if view.seat is not None else None
     if compact:
-        table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
-        table.add_column("pos", justify="right", no_wrap=True)
-        table.add_column("card", no_wrap=True)
-        table.add_column("points", style="cyan", overflow="ellipsis", no_wrap=True)
-        table.add_column("dots", no_wrap=True)
-        for i, kind in enumerate(view.row):
-            pos = Text(str(i + 1), style="bold")
-            if mine == i + 1:
-                pos = Text("◀ " + str(i + 1), style="bold")
-            if kind is None:
-                table.add_row(pos, Text("(empty)", style="dim"), "", "")
-                continue
-            card = KIND_BY_ID[kind]
-            dots = Text("•" * card.min_players, style=COLOUR_STYLE[card.min_players])
-            table.add_row(pos, card_text(kind), points_text(card), dots)
-        return table
+        return CompactRow(view.row, mine)
     cells = []
     for i, kind in enumerate(view.row):
         cells.append(card_panel(kind, i + 1, mark=" ◀ you" if mine == i + 1 else ""))
@@ -416,19 +495,19 @@ def hint_table(result: Hint, names: Sequence[str]) -> RenderableType:
     the highest win probability when it is not."""
     title = Text("Hint for ")
     title.append_text(seat_label(names, result.seat))
-    title.append(f": {result.iterations} simulations of {result.bot}")
+    title.append(f": {result.iterations} search iterations of {result.bot}")
     table = Table(title=title)
     table.add_column("action")
     table.add_column("win probability", justify="right")
     table.add_column("expected score", justify="right")
-    table.add_column("simulations", justify="right")
+    table.add_column("visits", justify="right")
     mixed = result.simultaneous and result.bot == "mcts"
     if mixed:
         table.add_column("play it", justify="right")
     for e in result.estimates:
         action = Text(e.action.notation)
         if e.action is result.recommended:
-            action.append(" ★ recommended", style="yellow")
+            action.append(" → recommended", style="yellow")
         row: list[RenderableType] = [
             action,
             f"{e.win_probability:.1%}",

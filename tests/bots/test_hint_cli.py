@@ -117,7 +117,7 @@ def test_hint_with_neural_mcts_json(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert {**again, "seconds": 0} == {**data, "seconds": 0}
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "simulations of neural-mcts" in out and "Recommended: pick" in out
+    assert "search iterations of neural-mcts" in out and "Recommended: pick" in out
 
 
 def test_hint_bot_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

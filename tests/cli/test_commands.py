@@ -274,7 +274,7 @@ def test_replay_upto_the_end_is_fine(capsys: pytest.CaptureFixture[str]) -> None
 def test_a_bad_save_path_is_refused_before_the_game(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    cases = [(tmp_path, "is a folder"), (blocker / "g.json", "cannot create")]
+    cases = [(blocker, "the file exists"), (blocker / "g.json", "cannot create")]
     if Path("/proc/self").is_dir():  # a folder where even root cannot create a file
         cases.append((Path("/proc/gonuts-record.json"), "cannot write in /proc"))
     for path, needle in cases:

@@ -51,7 +51,11 @@ def test_pettingzoo_seed_test(players: int) -> None:
 
 @pytest.mark.parametrize("players", PLAYERS)
 def test_pettingzoo_parallel_seed_test(players: int) -> None:
-    parallel_seed_test(lambda: parallel_env(players=players), num_cycles=500)
+    # PettingZoo's seed test steps with unmasked samples of the action space: only an
+    # environment asked to substitute illegal actions can take them.
+    parallel_seed_test(
+        lambda: parallel_env(players=players, illegal_action="substitute"), num_cycles=500
+    )
 
 
 def _masked(rng: np.random.Generator, mask: np.ndarray[Any, Any]) -> int:
@@ -91,13 +95,13 @@ def test_parallel_steps_follow_the_engine(players: int) -> None:
 
 
 def test_parallel_illegal_actions() -> None:
-    penv = parallel_env(players=3)
+    penv = parallel_env(players=3, illegal_action="substitute")
     penv.reset(seed=1)
     _, _, _, _, infos = penv.step({"player_0": 400, "player_1": 1})  # player_2 missing
     assert infos["player_0"] == {"illegal_action": True}
     assert infos["player_1"] == {}
     assert infos["player_2"] == {"illegal_action": True}
-    strict = parallel_env(players=3, illegal_action="raise")
+    strict = parallel_env(players=3)  # the default refuses
     strict.reset(seed=1)
     with pytest.raises(ValueError, match="not legal"):
         strict.step({"player_0": 400, "player_1": 1, "player_2": 0})

@@ -57,7 +57,7 @@ class Hint:
             return None
         first = self.estimates[0]
         top = next(e for e in self.estimates if e.action is best)
-        if self.simultaneous and self.bot == "mcts":
+        if self.simultaneous and self.bot == "mcts" and first.probability < 0.995:
             return (
                 f"Everyone chooses at once here, so the search plays a mixed strategy: it "
                 f"plays {first.action.notation} {first.probability:.0%} of the time, more "
@@ -69,12 +69,12 @@ class Hint:
             return (
                 f"{best.notation} has the highest estimate ({top.win_probability:.1%}) but the "
                 f"search, guided by the network's preferences, explored "
-                f"{first.action.notation} most ({first.visits} simulations against "
+                f"{first.action.notation} most ({first.visits} visits against "
                 f"{top.visits}) and trusts it more."
             )
         return (
             f"{best.notation} has the highest estimate ({top.win_probability:.1%}) but over "
-            f"fewer simulations ({top.visits} against {first.visits}); the search trusts the "
+            f"fewer visits ({top.visits} against {first.visits}); the search trusts the "
             f"more explored {first.action.notation}."
         )
 

@@ -156,44 +156,54 @@ GLYPHS: Final = {
     "•": "o",
     "◀": "<",
     "▶": ">",
-    "🏆": "(w)",
+    "🏆": "#1",
     "—": "-",
     "–": "-",
     "−": "-",
-    "→": "->",
+    "→": ">",
     "×": "x",
     "·": "|",
-    "…": "...",
+    "…": ".",
     "›": ">",
-    "✓": "ok",
-    "±": "+/-",
-    "≥": ">=",
-    "≤": "<=",
+    "✓": "v",
+    "±": "~",
+    "≥": ">",
+    "≤": "<",
     "‘": "'",
     "’": "'",
     "“": '"',
     "”": '"',
 }
+"""Plain spellings, each as wide on screen as the character it stands for: rich measured the
+original when it laid out a table, so a wider spelling would push the columns apart."""
 ERROR_HANDLER: Final = "gonuts-plain"
+
+
+def _cells(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def _plain(exc: UnicodeError) -> tuple[str, int]:
     """Codec error handler: a plain spelling for what the terminal cannot encode (★ → *,
-    É → E), ``?`` for the rest, so that no name or card ever crashes the output."""
+    É → E, 🏆 → #1), ``?`` for the rest, always as many cells wide as the original, so that no
+    name or card ever crashes the output and tables stay aligned."""
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
     out = []
     for char in exc.object[exc.start : exc.end]:
+        width = _cells(char)
         if char in GLYPHS:
-            out.append(GLYPHS[char])
-            continue
-        decomposed = unicodedata.normalize("NFKD", char)
-        base = "".join(c for c in decomposed if not unicodedata.combining(c))
-        try:
-            base.encode(exc.encoding)
-        except UnicodeEncodeError:
-            base = "?"
-        out.append(base or "?")
+            base = GLYPHS[char]
+        else:
+            decomposed = unicodedata.normalize("NFKD", char)
+            base = "".join(c for c in decomposed if not unicodedata.combining(c))
+            try:
+                base.encode(exc.encoding)
+            except UnicodeEncodeError:
+                base = "?"
+        out.append((base or "?").ljust(width)[:width])
     return "".join(out), exc.end
 
 

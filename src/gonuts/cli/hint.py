@@ -17,7 +17,7 @@ from gonuts.cli.errors import nonnegative_int
 from gonuts.cli.replay import read_source
 from gonuts.errors import RecordError
 from gonuts.record import Record
-from gonuts.render import hint_table
+from gonuts.render import display_names, hint_table
 
 EXIT_USAGE = 2
 
@@ -92,5 +92,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
         return 0
-    Console(highlight=False).print(hint_table(result, game.players))
+    Console(highlight=False).print(hint_table(result, display_names(game.players)))
     return 0

@@ -23,11 +23,14 @@ from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.cli.completion import file_argument
 from gonuts.cli.errors import fail as _fail
 from gonuts.cli.errors import nonnegative_float, nonnegative_int, positive_int
-from gonuts.cli.session import DEFAULT_HINT_BUDGET, KEYS_HELP, TerminalGame
+from gonuts.cli.session import DEFAULT_HINT_BUDGET, KEYS_HELP, SECRET_PHASES, TerminalGame
 from gonuts.errors import RecordError
 from gonuts.game import Game
 from gonuts.record import Record
+from gonuts.render import display_names, is_control, printable
 from gonuts.variants import VARIANTS
+
+__all__ = ["TerminalGame", "register", "run"]  # TerminalGame: its old home, still importable
 
 EXIT_INTERRUPTED: Final = 130
 
@@ -78,10 +81,12 @@ def register(sub: Any) -> None:
         p.add_argument(
             "--save",
             metavar="PATH",
-            help="where to save the record (default: a new file in the save folder; with "
-            "--resume, the resumed file)",
+            help="where to save the record: a file, or a folder (ending in /) for a new file "
+            "in it (default: a new file in the save folder; with --resume, the resumed file). "
+            "An existing file is never replaced without --force",
         )
     )
+    p.add_argument("--force", action="store_true", help="let --save replace an existing file")
     p.add_argument("--no-save", action="store_true", help="do not save a record")
     file_argument(
         p.add_argument(
@@ -116,10 +121,36 @@ class Setup:
         self.error: str | None = None
 
 
-def default_save_path() -> Path:
+def default_save_path(folder: Path | None = None) -> Path:
+    """A new file name in ``folder`` (default: the save folder), not taken by another game."""
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    folder = base / "gonuts" / "games" if folder is None else folder
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return base / "gonuts" / "games" / f"gonuts-{stamp}.json"
+    return free_name(folder / f"gonuts-{stamp}.json")
+
+
+def free_name(path: Path) -> Path:
+    """``path``, or ``name-2.json``, ``name-3.json``, … the first that does not exist."""
+    candidate, number = path, 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return candidate
+
+
+def save_target(given: str | None, resumed: Path | None, *, force: bool) -> tuple[Path, str | None]:
+    """Where the record goes, and why not (``--save`` over an existing file without --force)."""
+    if given is None:
+        return (resumed or default_save_path()), None
+    path = Path(given)
+    if given.endswith(("/", os.sep)) or path.is_dir():
+        return default_save_path(path), None
+    if path.exists() and not force and path != resumed:
+        return path, (
+            f"--save {path}: the file exists (another game?); --force replaces it, or give "
+            "a folder ending in / for a new file there"
+        )
+    return path, None
 
 
 def check_save_path(path: Path) -> str | None:
@@ -142,6 +173,23 @@ def check_save_path(path: Path) -> str | None:
     return None
 
 
+def without_pending_secrets(game: Game) -> Game:
+    """The game as of the last completed step that reveals nothing: in the middle of a
+    selection (or a Cinnamon Twist's passes) the choices already made are taken back, so a
+    saved record never holds a pick nobody has seen yet; on resume they are made again."""
+    if game.is_over or game.phase not in SECRET_PHASES:
+        return game
+    step = (game.round, game.phase, game.state.pos)
+    safe = game
+    while safe.actions_taken():
+        earlier = safe.copy()
+        earlier.undo()
+        if (earlier.round, earlier.phase, earlier.state.pos) != step:
+            break
+        safe = earlier
+    return safe
+
+
 def make_bots(kinds: Sequence[str], seed: int | None) -> list[Bot]:
     """``ValueError`` for an unknown bot name."""
     return [make_bot(kind, None if seed is None else seed + i) for i, kind in enumerate(kinds)]
@@ -161,6 +209,10 @@ def new_game(args: argparse.Namespace) -> Setup:
     if len(human_names) > humans or any(not s for s in human_names):
         setup.error = "--names: give at most one non-empty name per human seat"
         return setup
+    for name in human_names:
+        if any(is_control(c) for c in name):
+            setup.error = f"--names: {printable(name)!r} holds a control character"
+            return setup
     n_bots = n - humans
     kinds = [s.strip() for s in args.bots.split(",")] if args.bots else []
     if kinds and len(kinds) not in (1, n_bots):
@@ -221,6 +273,12 @@ def resume_game(args: argparse.Namespace) -> Setup:
     except RecordError as exc:
         setup.error = f"--resume {path}: {exc}"
         return setup
+    if display_names(record.players) != record.players:
+        setup.error = (
+            f"--resume {path}: the names {', '.join(map(repr, display_names(record.players)))} "
+            "hold control characters or read alike: not saved by gonuts play"
+        )
+        return setup
     kinds = record.extra.get("seats")
     if (
         not isinstance(kinds, list)
@@ -263,10 +321,12 @@ def run(args: argparse.Namespace) -> int:
     if args.save and args.no_save:
         return fail("--save and --no-save cannot be combined")
     if not args.no_save:
-        path = Path(args.save) if args.save else setup.save or default_save_path()
-        problem = check_save_path(path)
+        path, problem = save_target(args.save, setup.save, force=args.force)
+        problem = problem or check_save_path(path)
         if problem is not None:
             return fail(problem)
+    elif args.force:
+        return fail("--force goes with --save, not --no-save")
     console = Console(highlight=False)
     session = TerminalGame(
         console,
@@ -275,30 +335,52 @@ def run(args: argparse.Namespace) -> int:
         delay=args.delay,
         hint_budget=args.hint_budget,
         hint_seed=args.bot_seed or 0,
+        saving=path is not None,
     )
     if args.resume:
         console.print(Text(f"Resuming {args.resume}: round {game.round}.", style="bold"))
     outcome = session.run()
     if path is not None:
-        record = Record.from_game(
-            game,
-            date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            event="gonuts play",
-            seats=["human" if s is None else s.name for s in seats],
-        )
-        partial = path.with_name(path.name + ".partial")
-        try:  # whole or not at all: a second Ctrl-C cannot leave half a record
-            partial.write_text(record.to_json(), encoding="utf-8")
-            os.replace(partial, path)
-        except OSError as exc:
-            return _fail("play", f"could not save the record to {path}: {exc.strerror}", 1)
-        line = Text("Record saved: ")
-        line.append(str(path), style="bold")
-        if game.is_over:
-            line.append(f"  (gonuts replay {path})")
-        else:
-            line.append(f"  (continue with: gonuts play --resume {path})")
-        console.print(line)
-    elif not game.is_over:
+        return save(console, game, seats, path, outcome, replace=args.force or path == setup.save)
+    if not game.is_over:
         console.print("The game was not saved (--no-save).")
-    return {"finished": 0, "quit": 0, "end of input": 1, "interrupted": EXIT_INTERRUPTED}[outcome]
+    return EXIT_CODES[outcome]
+
+
+EXIT_CODES: Final = {"finished": 0, "quit": 0, "end of input": 1, "interrupted": EXIT_INTERRUPTED}
+
+
+def save(
+    console: Console,
+    game: Game,
+    seats: Sequence[Bot | None],
+    path: Path,
+    outcome: str,
+    *,
+    replace: bool,
+) -> int:
+    """Write the record (as of the last step that reveals nothing) and say where; a file that
+    appeared at ``path`` during the game is kept and the record goes to a free name."""
+    record = Record.from_game(
+        without_pending_secrets(game),
+        date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        event="gonuts play",
+        seats=["human" if s is None else s.name for s in seats],
+    )
+    line = Text("Record saved: ")
+    try:  # whole or not at all: a second Ctrl-C cannot leave half a record
+        try:
+            record.save(path, overwrite=replace)
+        except FileExistsError:
+            taken, path = path, free_name(path)
+            record.save(path)
+            line = Text(f"{taken} appeared meanwhile and is kept. Record saved: ")
+    except OSError as exc:
+        return _fail("play", f"could not save the record to {path}: {exc.strerror}", 1)
+    line.append(str(path), style="bold")
+    if game.is_over:
+        line.append(f"  (gonuts replay {path})")
+    else:
+        line.append(f"  (continue with: gonuts play --resume {path})")
+    console.print(line)
+    return EXIT_CODES[outcome]

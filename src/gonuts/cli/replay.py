@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -16,7 +17,13 @@ from gonuts.cli.errors import fail as _fail
 from gonuts.cli.errors import nonnegative_int
 from gonuts.errors import RecordError
 from gonuts.record import Record, replay_summary
-from gonuts.render import breakdown_table, describe_event, join_names, table_renderable
+from gonuts.render import (
+    breakdown_table,
+    describe_event,
+    display_names,
+    join_names,
+    table_renderable,
+)
 
 EXIT_BAD_RECORD = 2
 
@@ -69,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(replay_summary(game), ensure_ascii=False) + "\n")
         return 0
+    # The screen shows names escaped and told apart: a record may come from anyone.
+    shown_record = dataclasses.replace(record, players=display_names(record.players))
+    game = shown_record.replay(upto=args.upto)
     console = Console(highlight=False)
     view = game.public_view()
     shown = len(record.actions) if args.upto is None else args.upto

@@ -23,6 +23,7 @@ from typing import Final
 
 from rich.console import Console
 from rich.rule import Rule
+from rich.table import Table
 from rich.text import Text
 
 from gonuts.actions import Action, Verb
@@ -55,17 +56,32 @@ REVEALS: Final = (EventType.ROUND_STARTED, EventType.SELECTIONS_REVEALED, EventT
 """Events after which everyone at a hot-seat table sees what happened before the hand-over."""
 DEFAULT_HINT_BUDGET: Final = 1000
 
-KEYS_HELP: Final = """\
-Keys at every prompt:
-  a number or notation   your choice: a row position, a menu number, or the
-                         notation, e.g. 'pick 2', 'give glazed to 1' (seats
-                         are numbered from 0, as on screen)
-  ?                      this help and the legend of colours and dots
-  ? NAME                 a card's reference, e.g. '? eclair' or '? bear claw'
-  h                      a hint: the search bot's estimate of your choices
-  t                      the table again
-  l                      the log of this round and the last
-  q                      quit; the game so far is saved (Ctrl-C saves too)"""
+KEYS: Final = (
+    (
+        "a number or notation",
+        "your choice: a row position, a menu number, or the notation, e.g. 'pick 2', "
+        "'give glazed to 1' (seats are numbered from 0, as on screen)",
+    ),
+    ("?", "this help and the legend of colours and dots"),
+    ("? NAME", "a card's reference, e.g. '? eclair' or '? bear claw'"),
+    ("h", "a hint: the search bot's estimate of your choices (Ctrl-C cancels it)"),
+    ("t", "the table again"),
+    ("l", "the log of this round and the last"),
+    ("q", "quit; the game so far is saved (Ctrl-C saves too), unless --no-save"),
+)
+"""The keys at every prompt: (key, what it does)."""
+KEYS_HELP: Final = "Keys at every prompt:\n" + "\n".join(f"  {k:<22} {v}" for k, v in KEYS)
+"""The keys as plain lines (``gonuts play --help``)."""
+
+
+def keys_table() -> Table:
+    """The keys as a two-column table that wraps its descriptions, not its columns."""
+    table = Table(title="Keys at every prompt", title_justify="left", box=None, show_header=False)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("what it does", ratio=1)
+    for key, text in KEYS:
+        table.add_row(key, text)
+    return table
 
 
 class QuitGame(Exception):  # noqa: N818 - a signal, not an error
@@ -88,6 +104,7 @@ class TerminalGame:
         delay: float = 0.0,
         hint_budget: int = DEFAULT_HINT_BUDGET,
         hint_seed: int = 0,
+        saving: bool = True,
     ) -> None:
         self.console = console
         self.game = game
@@ -95,6 +112,8 @@ class TerminalGame:
         self.delay = delay
         self.hint_budget = hint_budget
         self.hint_seed = hint_seed
+        self.saving = saving
+        """Whether the game is saved when it ends or the player leaves (not with --no-save)."""
         self.humans = [p for p, bot in enumerate(seats) if bot is None]
         self.hot_seat = len(self.humans) > 1
         self.observer = self.humans[0] if len(self.humans) == 1 else None
@@ -105,6 +124,8 @@ class TerminalGame:
         """Hot-seat: events everyone has seen on a results screen."""
         self.last_human: int | None = None
         self.viewer: int | None = self.observer
+        self.declined: list[tuple[int, Text]] = []
+        """Declined powers not shown yet: (events logged before it, the line)."""
         """Whose eyes are on the screen now (None: everyone's, at a hot-seat table)."""
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -144,11 +165,16 @@ class TerminalGame:
         self.console.print(Rule("Go Nuts for Donuts"))
         self.console.print(
             "Pick a donut each round; if two or more of you pick the same one, nobody gets it. "
-            "Type ? at any prompt for help, h for a hint, q to quit (the game is saved)."
+            "Type ? at any prompt for help, h for a hint, "
+            + (
+                "q to quit (the game is saved)."
+                if self.saving
+                else "q to quit (--no-save: the game is not saved)."
+            )
         )
         if game.variants:
             self.console.print(Text("House rules: " + ", ".join(game.variants), style="bold"))
-        if not self.hot_seat:
+        if not self.humans:
             self.show_table()
         while not game.is_over:
             waiting = game.to_act
@@ -157,7 +183,7 @@ class TerminalGame:
             for seat in waiting:
                 bot = self.seats[seat]
                 if bot is not None and seat in game.to_act:
-                    game.apply(seat, bot.choose(game.view(seat)))
+                    self.apply(seat, bot.choose(game.view(seat)))
                     bots_moved = True
             for seat in waiting:
                 if self.seats[seat] is None and seat in game.to_act:
@@ -182,14 +208,29 @@ class TerminalGame:
         self.last_human = seat
         self.viewer = seat
         view = game.view(seat)
-        if self.hot_seat or view.phase is not Phase.SELECT:
-            self.show_table()
-        game.apply(seat, self.ask(view))
+        self.show_table()  # after the bots chose: they show as chosen (✓), not choosing (…)
+        self.apply(seat, self.ask(view))
         if self.hot_seat:
             self.shown_events = len(game.event_log)
             if game.phase in SECRET_PHASES and not game.is_over:
                 self.clear()  # the pick leaves the screen before the next person comes
             self.viewer = None
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Carry out a decision; a declined power (``stop``) gets its own line on screen, as
+        the event log has none for a choice that changes nothing."""
+        game = self.game
+        power = game.pending_power
+        before = len(game.event_log)
+        game.apply(seat, action)
+        if action.verb is Verb.STOP and power is not None:
+            name = KIND_BY_ID[power].name
+            self.declined.append((before, Text(f"{game.players[seat]} stops the {name}.")))
+
+    def print_declined(self, upto: int) -> None:
+        """The declined powers that came before event ``upto``, not shown yet."""
+        while self.declined and self.declined[0][0] <= upto:
+            self.console.print(Text("• ").append_text(self.declined.pop(0)[1]))
 
     def results_screen(self) -> None:
         """Hot-seat: everyone sees what happened since the last results screen, then Enter."""
@@ -401,13 +442,16 @@ class TerminalGame:
 
     def show_new_events(self) -> None:
         events = self.game.event_log
-        for event in events[self.shown_events :]:
+        for index in range(self.shown_events, len(events)):
+            self.print_declined(index)
+            event = events[index]
             if event.visible_to is not None and event.visible_to != self.viewer:
                 continue
             self.console.print(Text("• ").append_text(describe_event(event, self.game.players)))
+        self.print_declined(len(events))
         self.shown_events = len(events)
-        if not self.game.is_over and self.game.phase is Phase.SELECT and not self.hot_seat:
-            self.show_table()
+        if not self.game.is_over and self.game.phase is Phase.SELECT and not self.humans:
+            self.show_table()  # bots only: nobody's turn shows it
 
     def show_log(self) -> None:
         """The events of the previous round and this one, as the viewer may see them."""
@@ -425,16 +469,32 @@ class TerminalGame:
                 self.error(f"No card called {topic!r}. Try e.g. '? eclair' or '? bear claw'.")
             else:
                 self.console.print(card_reference(kind))
+                card = KIND_BY_ID[kind]
+                if card.min_players > self.game.num_players:
+                    self.console.print(
+                        Text(
+                            f"Not in this game's deck: {card.name} is used from "
+                            f"{card.min_players} players, and this game has "
+                            f"{self.game.num_players}.",
+                            style="yellow",
+                        )
+                    )
             return
-        self.console.print(Text(KEYS_HELP))
+        self.console.print(keys_table())
         self.console.print(Text(LEGEND))
 
     def show_hint(self, view: PlayerView | None) -> None:
         if view is None or view.seat is None or not view.legal:
             self.error("There is no decision to hint at now.")
             return
-        self.console.print(Text(f"Thinking ({self.hint_budget} simulations)…", style="dim"))
-        result = hint(view, iterations=self.hint_budget, seed=self.hint_seed)
+        self.console.print(
+            Text(f"Thinking ({self.hint_budget} search iterations; Ctrl-C cancels)…", style="dim")
+        )
+        try:
+            result = hint(view, iterations=self.hint_budget, seed=self.hint_seed)
+        except KeyboardInterrupt:  # the hint, not the game
+            self.error("Hint cancelled.")
+            return
         self.console.print(hint_table(result, view.players))
 
     def finish(self) -> None:

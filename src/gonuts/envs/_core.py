@@ -4,13 +4,14 @@ Gymnasium environments (observation space, observations, rendering, end-of-game 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, Literal
 
 import numpy as np
 from gymnasium import spaces
 
 from gonuts import rules
+from gonuts.actions import ACTIONS
 from gonuts.cards import check_player_count
 from gonuts.envs.encoding import (
     NUM_ENV_ACTIONS,
@@ -24,7 +25,7 @@ from gonuts.envs.encoding import (
     terminal_rewards,
     to_env_action,
 )
-from gonuts.errors import NotYourTurnError
+from gonuts.errors import IllegalActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.state import GameState
 from gonuts.variants import check_variants, ordered
@@ -42,8 +43,10 @@ def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-def check_options(players: int, reward: str, illegal_action: str) -> None:
-    check_player_count(players)
+def check_options(players: object, reward: str, illegal_action: str) -> None:
+    if not isinstance(players, int | np.integer) or isinstance(players, bool):
+        raise TypeError(f"players must be a whole number from 2 to 6, not {players!r}")
+    check_player_count(int(players))
     if reward not in REWARD_MODES:
         raise ValueError(f"unknown reward {reward!r} (choose from: {', '.join(REWARD_MODES)})")
     if illegal_action not in ILLEGAL_POLICIES:
@@ -53,9 +56,27 @@ def check_options(players: int, reward: str, illegal_action: str) -> None:
         )
 
 
-def new_game(players: int, seed: int, variants: Iterable[str] = ()) -> Game:
-    """A dealt game without an event log (environments observe through views only)."""
-    return Game.new(players, seed=seed, events=False, variants=variants)
+class IllegalEnvActionError(IllegalActionError):
+    """An environment action that is not legal now (``illegal_action="raise"``, the default):
+    the message names the action, the agent and the legal set; the game is unchanged."""
+
+
+def as_env_id(env_action: object) -> int | None:
+    """The environment id ``env_action`` stands for: a Python or NumPy integer (or a 0-d
+    integer array, as RL libraries pass them); None for anything else (``1.5``, ``"pick 1"``,
+    ``None``, ``True``)."""
+    if isinstance(env_action, np.ndarray) and env_action.shape == ():
+        env_action = env_action[()]
+    if isinstance(env_action, bool | np.bool_) or not isinstance(env_action, int | np.integer):
+        return None
+    return int(env_action)
+
+
+def legal_text(legal_env: Sequence[int], seat: int, players: int) -> str:
+    """``0 (pick 1), 1 (pick 2), …``: the legal environment ids with their notation."""
+    return ", ".join(
+        f"{a} ({ACTIONS[from_env_action(a, seat, players)].notation})" for a in legal_env
+    )
 
 
 def engine_action(
@@ -63,20 +84,19 @@ def engine_action(
 ) -> tuple[int, bool]:
     """The engine id to apply for ``seat``'s environment action, and whether it was illegal.
 
-    An action that is missing (``None``), not an int in the space, or illegal now is either
-    refused (``policy="raise"``: :class:`ValueError`) or replaced by the lowest legal
-    environment id (``policy="substitute"``), reported as illegal. A seat with no decision to
-    take raises :class:`~gonuts.errors.NotYourTurnError`.
+    An action that is missing (``None``), not an integer in the space, or illegal now is
+    refused (``policy="raise"``, the default of every environment, as PettingZoo's and
+    OpenSpiel's games do: :class:`IllegalEnvActionError` naming the action and the legal
+    set) or, only when asked (``policy="substitute"``), replaced by the lowest legal
+    environment id and reported as illegal. A seat with no decision to take raises
+    :class:`~gonuts.errors.NotYourTurnError`.
     """
     legal = rules.legal_ids(state, seat)
     if not legal:
         raise NotYourTurnError(f"seat {seat} has no decision to take now")
     chosen = -1
-    try:
-        value = int(env_action)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        value = -1
-    if 0 <= value < NUM_ENV_ACTIONS:
+    value = as_env_id(env_action)
+    if value is not None and 0 <= value < NUM_ENV_ACTIONS:
         try:
             chosen = from_env_action(value, seat, state.n)
         except ValueError:
@@ -84,23 +104,36 @@ def engine_action(
     if chosen in legal:
         return chosen, False
     if policy == "raise":
-        raise ValueError(f"action {env_action!r} is not legal for seat {seat} now")
+        legal_env = sorted(to_env_action(i, seat, state.n) for i in legal)
+        what = "None (no action)" if env_action is None else f"action {env_action!r}"
+        raise IllegalEnvActionError(
+            f"{agent_name(seat)} (seat {seat}): {what} is not legal now; legal actions: "
+            f"{legal_text(legal_env, seat, state.n)} (illegal_action='substitute' plays the "
+            "lowest legal action instead)"
+        )
     fallback = min(legal, key=lambda i: to_env_action(i, seat, state.n))
     return fallback, True
 
 
+def new_game(players: int, seed: int, variants: Iterable[str] = ()) -> Game:
+    """A dealt game without an event log (environments observe through views only)."""
+    return Game.new(players, seed=seed, events=False, variants=variants)
+
+
 def render_text(game: Game) -> str:
-    """A plain-text picture of the table as a spectator sees it."""
+    """A plain-text picture of the table as a spectator sees it; seats are numbered from 0, as
+    the agents (``player_0`` …) and RECORD.md number them."""
     view = game.public_view()
     lines = [f"round {view.round}, {view.phase.value}, deck {view.deck_size}"]
     lines.append("row: " + "  ".join(f"{i + 1}:{c or '-'}" for i, c in enumerate(view.row)))
     for p, name in enumerate(view.players):
         coll = ", ".join(f"{k}×{v}" for k, v in sorted(view.collections[p].items())) or "—"
-        lines.append(f"{name} [{view.scores[p]}]: {coll}")
+        label = f"seat {p}" if name == f"Player {p}" else f"seat {p} {name}"
+        lines.append(f"{label} ({agent_name(p)}) [{view.scores[p]}]: {coll}")
     top = view.discard[-1] if view.discard else "—"
     lines.append(f"discard: {len(view.discard)} cards, top {top}")
     if view.over:
-        lines.append("winners: " + ", ".join(view.players[w] for w in view.winners))
+        lines.append("winners: " + ", ".join(f"seat {w}" for w in view.winners))
     return "\n".join(lines)
 
 

@@ -16,9 +16,12 @@ Observations are ``{"observation": float32[OBS_SIZE], "action_mask": int8[521]}`
 :mod:`gonuts.envs.encoding`); the mask is also in ``info["action_mask"]`` and from
 :meth:`GoNutsEnv.action_masks` (the sb3-contrib ``MaskablePPO`` convention). The reward is 0
 until the end, then ``reward="win_share"`` (1 for a sole win, split on a shared victory) or
-``"score_diff"`` (own final score minus the best other score). An illegal action is replaced
-by the lowest legal id and flagged ``info["illegal_action"]`` (``illegal_action="raise"``
-refuses it). ``variants`` names house rules (:data:`gonuts.variants.VARIANTS`) every game plays.
+``"score_diff"`` (own final score minus the best other score). An illegal action (or
+one that is not an integer: ``1.5``, ``None``) raises
+:class:`~gonuts.envs._core.IllegalEnvActionError` naming it and the legal set, and changes
+nothing; only with ``illegal_action="substitute"`` is it replaced by the lowest legal id and
+flagged ``info["illegal_action"]``. ``variants`` names house rules
+(:data:`gonuts.variants.VARIANTS`) every game plays.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class GoNutsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         seat: int | None = None,
         opponents: str | Sequence[str] = "random",
         reward: str = "win_share",
-        illegal_action: IllegalPolicy = "substitute",
+        illegal_action: IllegalPolicy = "raise",
         render_mode: str | None = None,
         variants: Sequence[str] = (),
     ) -> None:

@@ -205,13 +205,32 @@ class GoNutsState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         if self.game is None:
+            outcomes = [k for k, _ in self.chance_outcomes()]
+            if action not in outcomes:
+                raise ValueError(
+                    f"chance node: {action!r} is not a possible outcome now (outcomes: "
+                    f"{', '.join(f'{k} ({KIND_IDS[k]})' for k in outcomes)})"
+                )
             self._deal(action)
             return
         player = self.current_player()
+        self._check_legal(player, action)
         rules.apply(self.game.state, player, from_env_action(action, player, self.n))
+
+    def _check_legal(self, player: int, action: int) -> None:
+        legal = self._legal_actions(player)
+        if action not in legal:
+            raise ValueError(
+                f"player {player}: action {action!r} is not legal now (legal: "
+                f"{', '.join(f'{a} ({self._action_to_string(player, a)})' for a in legal)})"
+            )
 
     def _apply_actions(self, actions: list[int]) -> None:
         state = self.engine
+        if len(actions) != self.n:
+            raise ValueError(f"one action per player ({self.n}), not {len(actions)}")
+        for p, a in enumerate(actions):
+            self._check_legal(p, a)
         chosen = [(p, from_env_action(a, p, self.n)) for p, a in enumerate(actions) if a != NOOP]
         for p, action_id in chosen:
             rules.apply(state, p, action_id)

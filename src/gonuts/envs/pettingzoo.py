@@ -7,13 +7,17 @@ an agent with nothing to decide.
 
 * **Parallel**: one ``step`` per decision point. The simultaneous selection is one step for
   every player; a Cinnamon Twist pass is one step for every player with a choice; every other
-  decision (a ★ power's choices) is a step where only that agent acts. Actions of agents that
-  have nothing to decide are ignored.
+  decision (a ★ power's choices) is a step where only that agent acts. The dict must hold an
+  action for every agent that must act; actions of live agents with nothing to decide are
+  ignored, and an agent that is not in the game is refused.
 * **AEC**: one agent at a time, ``agent_selection`` being the lowest seat that must act; in a
   simultaneous phase the others' pending choices stay hidden (the views never show them).
 
-An action that is missing or illegal is replaced by the lowest legal id and flagged with
-``infos[agent]["illegal_action"] = True`` (``illegal_action="raise"`` refuses it instead).
+An action that is missing, not an integer or illegal raises
+:class:`~gonuts.envs._core.IllegalEnvActionError` naming the action, the agent and the legal
+set, and changes nothing (``illegal_action="raise"``, the default, as PettingZoo's classic
+games refuse an illegal move); only with ``illegal_action="substitute"`` is it replaced by the
+lowest legal id and flagged with ``infos[agent]["illegal_action"] = True``.
 Rewards are 0 until the game ends, then the terminal reward of ``reward`` (``"win_share"``:
 1 to a sole winner, split on a shared victory; ``"score_diff"``: own score minus the best other
 score). Games always end, so there is no truncation. ``variants`` names house rules
@@ -60,7 +64,7 @@ class _Base:
         self,
         players: int = 3,
         reward: str = "win_share",
-        illegal_action: IllegalPolicy = "substitute",
+        illegal_action: IllegalPolicy = "raise",
         render_mode: str | None = None,
         variants: Sequence[str] = (),
     ) -> None:
@@ -112,7 +116,7 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
         self,
         players: int = 3,
         reward: str = "win_share",
-        illegal_action: IllegalPolicy = "substitute",
+        illegal_action: IllegalPolicy = "raise",
         render_mode: str | None = None,
         variants: Sequence[str] = (),
     ) -> None:
@@ -139,10 +143,27 @@ class GoNutsParallelEnv(_Base, ParallelEnv):  # type: ignore[misc]
         if not self.agents:
             raise RuntimeError("step() after the game ended: call reset()")
         adapter = self.adapter
+        if not isinstance(actions, dict):
+            raise TypeError(f"step() takes a dict of agent -> action, not {actions!r}")
+        unknown = sorted(set(actions) - set(self.agents), key=str)
+        if unknown:
+            raise ValueError(
+                f"step(): no agent {', '.join(map(repr, unknown))} in this game "
+                f"(agents: {', '.join(self.agents)})"
+            )
+        to_act = rules.to_act(adapter.game.state)
+        missing = [
+            self.possible_agents[s] for s in to_act if self.possible_agents[s] not in actions
+        ]
+        if missing and self.illegal_action == "raise":
+            raise ValueError(
+                f"step(): no action for {', '.join(missing)}, who must act now "
+                "(illegal_action='substitute' plays the lowest legal action for them)"
+            )
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         # Resolve every choice first (a refused action leaves the game unchanged), then apply.
         chosen: list[tuple[int, int]] = []
-        for seat in rules.to_act(adapter.game.state):
+        for seat in to_act:
             agent = self.possible_agents[seat]
             action_id, illegal = adapter.choose(seat, actions.get(agent))
             chosen.append((seat, action_id))
@@ -173,7 +194,7 @@ class GoNutsAECEnv(_Base, AECEnv):  # type: ignore[misc]
         self,
         players: int = 3,
         reward: str = "win_share",
-        illegal_action: IllegalPolicy = "substitute",
+        illegal_action: IllegalPolicy = "raise",
         render_mode: str | None = None,
         variants: Sequence[str] = (),
     ) -> None:
@@ -233,7 +254,7 @@ class GoNutsAECEnv(_Base, AECEnv):  # type: ignore[misc]
 def parallel_env(
     players: int = 3,
     reward: str = "win_share",
-    illegal_action: IllegalPolicy = "substitute",
+    illegal_action: IllegalPolicy = "raise",
     render_mode: str | None = None,
     variants: Sequence[str] = (),
 ) -> GoNutsParallelEnv:
@@ -244,7 +265,7 @@ def parallel_env(
 def env(
     players: int = 3,
     reward: str = "win_share",
-    illegal_action: IllegalPolicy = "substitute",
+    illegal_action: IllegalPolicy = "raise",
     render_mode: str | None = None,
     variants: Sequence[str] = (),
 ) -> GoNutsAECEnv:

@@ -41,7 +41,13 @@ from gonuts.batch import core, functional
 from gonuts.batch.core import State
 from gonuts.batch.play import random_actions
 from gonuts.cards import canonical_deck
-from gonuts.envs._core import SEED_BOUND, IllegalPolicy, check_options, observation_space
+from gonuts.envs._core import (
+    SEED_BOUND,
+    IllegalEnvActionError,
+    IllegalPolicy,
+    check_options,
+    observation_space,
+)
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, describe_env_action
 from gonuts.variants import check_variants, ordered
 
@@ -148,7 +154,7 @@ class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         seat: int | None = None,
         opponents: str = "random",
         reward: str = "win_share",
-        illegal_action: IllegalPolicy = "substitute",
+        illegal_action: IllegalPolicy = "raise",
         render_mode: str | None = None,
         variants: Sequence[str] = (),
     ) -> None:
@@ -213,13 +219,30 @@ class GoNutsVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     ]:
         if self._state is None:
             raise RuntimeError("step() before reset()")
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        given = np.asarray(actions)
+        if given.size != self.num_envs:
+            raise ValueError(f"step() takes {self.num_envs} actions, not {given.size}")
+        whole = given.dtype.kind in "iu"
         if self.illegal_action == "raise":
-            for i, a in enumerate(acts):
+            if not whole:
+                raise IllegalEnvActionError(
+                    f"actions must be integers (environment ids), not {given.dtype}: {actions!r}"
+                )
+            for i, a in enumerate(given.reshape(self.num_envs)):
                 if self._restart[i]:
                     continue
                 if not (0 <= a < NUM_ENV_ACTIONS and self._mask[i, a]):
-                    raise ValueError(f"action {a!r} is not legal in environment {i} now")
+                    legal = np.flatnonzero(self._mask[i]).tolist()
+                    raise IllegalEnvActionError(
+                        f"environment {i}: action {int(a)} is not legal now; legal actions: "
+                        f"{', '.join(map(str, legal))} (illegal_action='substitute' plays the "
+                        "lowest legal action instead)"
+                    )
+        acts = (
+            given.astype(np.int64).reshape(self.num_envs)
+            if whole
+            else np.full(self.num_envs, -1, np.int64)
+        )
         state, seat, obs, mask, reward, over, illegal = _step_all(
             self.players,
             self.fixed_seat,
