@@ -71,7 +71,7 @@ def register(sub: Any) -> None:
         action="append",
         choices=VARIANTS,
         metavar="NAME",
-        help="a house rule of RULES.md for every game; repeat for several ("
+        help="a house rule (docs/rules.md, 'House rules') for every game; repeat for several ("
         + ", ".join(VARIANTS)
         + ")",
     )

@@ -66,7 +66,8 @@ def register(sub: Any) -> None:
     bots.add_argument(
         "--bots",
         help="comma-separated bot names for the bot seats, one or one per seat "
-        "(random, greedy, mcts, mcts:N, mcts:Xs, easy, medium, hard)",
+        "(random, greedy, mcts, mcts:N, mcts:Xs, neural, neural-mcts, neural-mcts:N, "
+        "neural-mcts:Xs, easy, medium, hard)",
     )
     p.add_argument("--seed", type=int, help="shuffle seed (default: random)")
     p.add_argument(
@@ -74,7 +75,9 @@ def register(sub: Any) -> None:
         action="append",
         choices=VARIANTS,
         metavar="NAME",
-        help="a house rule of RULES.md; repeat for several (" + ", ".join(VARIANTS) + ")",
+        help="a house rule (docs/rules.md, 'House rules'); repeat for several ("
+        + ", ".join(VARIANTS)
+        + ")",
     )
     p.add_argument("--bot-seed", type=int, help="seed for the bots (default: random)")
     file_argument(
