@@ -43,7 +43,7 @@ def main() -> None:
         obs, rewards, *_ = penv.step(actions)
         steps += 1
     print(f"  {steps} steps; rewards {rewards}")
-    print(penv.render())
+    print(penv.render())  # seats from 0, as the agents player_0 … and RECORD.md number them
 
     print("\n== 3. PettingZoo AEC: one agent at a time")
     aec = env(players=3)
@@ -62,7 +62,7 @@ def main() -> None:
     while not done:
         action = int(rng.choice(np.flatnonzero(gob["action_mask"])))
         gob, reward, done, _, info = genv.step(action)
-    print(f"  scores {info['scores']}, winners {info['winners']}, our reward {reward}")
+    print(f"  scores by seat {info['scores']}, winning seats {info['winners']}, our reward {reward}")
 
     print("\n== 5. OpenSpiel: python_gonuts with chance, simultaneous and sequential nodes")
     game = pyspiel.load_game("python_gonuts", {"players": 3})

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from gonuts.analysis.simulate import Tally, Task, play_bots, play_random
+from gonuts.analysis.summary import seat_shares
 from gonuts.bots.arena import game_seed, seating
 from gonuts.bots.base import make_bot
 from gonuts.cards import KIND_IDS, deck_counts, kind_index
@@ -254,3 +255,13 @@ def test_ray_backend_gives_the_same_summary(tmp_path: Path) -> None:
         assert analyze(tmp_path / "local", *args) == 0
         ray_summary = (tmp_path / "ray" / "summary.json").read_text()
         assert ray_summary == (tmp_path / "local" / "summary.json").read_text()
+
+
+def test_each_seat_reports_its_own_win_share() -> None:
+    """Not a rotation-invariant check: seat 0 won every game, so only seat 0 has share 1."""
+    tally = Tally(players=3, games=4, seat_share=[4.0, 0.0, 0.0], seat_share_sq=[4.0, 0.0, 0.0])
+    shares = seat_shares(tally)
+    assert [s["seat"] for s in shares] == [0, 1, 2]
+    assert [s["share"] for s in shares] == [1.0, 0.0, 0.0]
+    uneven = Tally(players=3, games=4, seat_share=[1.0, 2.0, 1.0], seat_share_sq=[1.0, 2.0, 1.0])
+    assert [s["share"] for s in seat_shares(uneven)] == [0.25, 0.5, 0.25]

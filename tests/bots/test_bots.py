@@ -114,7 +114,11 @@ def test_same_seed_same_decisions(name: str) -> None:
                 break
         return out
 
-    assert decisions(3) == decisions(3)
+    first = decisions(3)
+    assert decisions(3) == first  # a fresh bot with the same seed decides the same
+    # ... and its seed matters: a bot that ignored it would decide the same with another one
+    # (every one of these bots changes 11 or more of these 20 decisions from seed 3 to 4).
+    assert sum(a != b for a, b in zip(first, decisions(4), strict=True)) >= 5
 
 
 def test_make_bot_names_and_budgets() -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from gonuts.bots.neural import (
     HEADS_UP_WEIGHTS,
     WEIGHTS,
     WEIGHTS_ENV,
+    Network,
     NeuralBot,
     shipped_network,
 )
@@ -207,3 +209,31 @@ def test_hard_plays_neural_mcts_where_measured_stronger_and_mcts_elsewhere() -> 
     assert isinstance(other, HardBot) and other.neural is None  # no network at three players
     # a hard bot that has played with the network still searches with mcts at another table size
     assert hard.choose(three) == MCTSBot(5, iterations=HARD_ITERATIONS).choose(three)
+
+
+Array = np.ndarray[Any, Any]
+
+
+class _PointingNetwork(Network):
+    """A stand-in network: every value 0.5, and a prior of almost 1 on one environment id."""
+
+    def __init__(self, favourite: int) -> None:
+        self.favourite = favourite
+
+    def forward(
+        self, obs: np.ndarray[Any, Any]
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        logits = np.zeros((obs.shape[0], NUM_ENV_ACTIONS), np.float32)
+        logits[:, self.favourite] = 8.0
+        return logits, np.full(obs.shape[0], 0.5, np.float32)
+
+
+@pytest.mark.parametrize("favourite", [1, 3])
+def test_the_networks_priors_shape_the_visits(favourite: int) -> None:
+    """With values that tell the actions apart in nothing, PUCT visits follow the priors: the
+    favoured pick gets most of the visits (uniform priors would spread them evenly)."""
+    view = Game.new(3, seed=2).view(0)
+    visits = search(view, random.Random(0), _PointingNetwork(favourite), iterations=200)
+    total = sum(visits.values())
+    assert total >= 190  # (the first iteration expands the root)
+    assert visits[favourite] > 0.6 * total, visits

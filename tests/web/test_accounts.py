@@ -394,3 +394,10 @@ def test_the_dummy_hash_costs_what_a_real_one_does() -> None:
     with pytest.raises(VerifyMismatchError):
         hasher.verify(fake, PASSWORD)
     assert dummy_hash(hasher) != fake  # a fresh salt and digest each time
+
+
+def test_the_password_lower_bound_is_eight(client: TestClient) -> None:
+    """At the boundary: 7 characters refused, 8 accepted (not only a 5-character one)."""
+    r = client.post("/api/account/signup", json={"name": "Cy", "password": "x" * 7})
+    assert (r.status_code, error_code(r)) == (422, "malformed"), r.text
+    assert client.post("/api/account/signup", json={"name": "Cy", "password": "x" * 8}).is_success
