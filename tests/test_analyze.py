@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from gonuts.analysis.report import _dark
 from gonuts.analysis.simulate import Tally, Task, play_bots, play_random
 from gonuts.analysis.summary import seat_shares
 from gonuts.bots.arena import game_seed, seating
@@ -265,3 +266,13 @@ def test_each_seat_reports_its_own_win_share() -> None:
     assert [s["share"] for s in shares] == [1.0, 0.0, 0.0]
     uneven = Tally(players=3, games=4, seat_share=[1.0, 2.0, 1.0], seat_share_sq=[1.0, 2.0, 1.0])
     assert [s["share"] for s in seat_shares(uneven)] == [0.25, 0.5, 0.25]
+
+
+def test_report_names_cards_counts_seats_from_zero_and_reads_on_dark_cells(tmp_path: Path) -> None:
+    assert analyze(tmp_path, "--players", "2", "--games", "20", "--seed", "3") == 0
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<td>Chocolate Frosted</td>" in page and "<td>chocolate_frosted</td>" not in page
+    assert "Bear Claw" not in page  # not in the two-player deck: no row for it
+    assert "win share by seat 0, 1" in page and "numbered from 0" in page
+    assert "Seats rotate" not in page and "uniformly at random" in page
+    assert _dark((0.1, 0.1, 0.3, 1.0)) and not _dark((0.95, 0.95, 0.6, 1.0))

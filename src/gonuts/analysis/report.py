@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,6 +39,12 @@ class Run:
     tallies: dict[int, Tally]
 
 
+def _dark(rgba: tuple[float, float, float, float]) -> bool:
+    """Whether a cell colour needs white text (relative luminance below one half)."""
+    r, g, b = rgba[:3]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5
+
+
 def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
@@ -53,15 +60,15 @@ def seat_plot(runs: Sequence[Run]) -> bytes:
     for ax, n in zip(axes[0], counts, strict=True):
         for r, run in enumerate(runs):
             seats = run.summaries[n]["seat_win_share"]
-            xs = [s["seat"] + 1 + (r - (len(runs) - 1) / 2) * width for s in seats]
+            xs = [s["seat"] + (r - (len(runs) - 1) / 2) * width for s in seats]
             shares = [s["share"] for s in seats]
             lo = [s["share"] - s["ci95"][0] for s in seats]
             hi = [s["ci95"][1] - s["share"] for s in seats]
             ax.bar(xs, shares, width, yerr=[lo, hi], capsize=2, color=COLOURS[r], label=run.label)
         ax.axhline(1 / n, color="black", linestyle="--", linewidth=0.8)
         ax.set_title(f"{n} players", fontsize=9)
-        ax.set_xticks(range(1, n + 1))
-        ax.set_xlabel("seat", fontsize=8)
+        ax.set_xticks(range(n))
+        ax.set_xlabel("seat (from 0, as in records)", fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel("win share", fontsize=8)
     if len(runs) > 1:
@@ -72,7 +79,8 @@ def seat_plot(runs: Sequence[Run]) -> bytes:
 def card_value_plot(run: Run) -> bytes:
     """Kinds × player counts: points when owned, and win-share lift (N × win share; 1 = even)."""
     counts = sorted(run.summaries)
-    kinds = list(KIND_BY_ID)
+    # Only kinds some simulated player count deals: a row of blanks says nothing.
+    kinds = [k for k in KIND_BY_ID if any(k in run.summaries[n]["kinds"] for n in counts)]
     points = [[float("nan")] * len(counts) for _ in kinds]
     lift = [[float("nan")] * len(counts) for _ in kinds]
     for j, n in enumerate(counts):
@@ -81,10 +89,11 @@ def card_value_plot(run: Run) -> bytes:
             if stats and stats["mean_points_when_owned"] is not None:
                 points[i][j] = stats["mean_points_when_owned"]
                 lift[i][j] = stats["win_share_when_owned"] * n
-    fig, axes = plt.subplots(1, 2, figsize=(2.2 + 0.9 * len(counts) * 2, 7.2))
+    # At least 4 inches a panel, so the two titles never run into each other.
+    fig, axes = plt.subplots(1, 2, figsize=(2.2 + max(4.0, 0.9 * len(counts)) * 2, 7.2))
     panels = (
         (points, "points when owned", "RdYlGn", None),
-        (lift, "win-share lift when owned", "RdBu", (0.0, 2.0)),
+        (lift, "win-share lift when owned\n(N × win share; 1 = even)", "RdBu", (0.0, 2.0)),
     )
     for ax, (data, title, cmap, limits) in zip(axes, panels, strict=True):
         image = ax.imshow(
@@ -95,13 +104,15 @@ def card_value_plot(run: Run) -> bytes:
             vmax=None if limits is None else limits[1],
         )
         ax.set_xticks(range(len(counts)), [str(n) for n in counts], fontsize=7)
-        ax.set_yticks(range(len(kinds)), kinds, fontsize=7)
+        ax.set_yticks(range(len(kinds)), [KIND_BY_ID[k].name for k in kinds], fontsize=7)
         ax.set_xlabel("players", fontsize=8)
         ax.set_title(title, fontsize=9)
         for i in range(len(kinds)):
             for j in range(len(counts)):
-                if data[i][j] == data[i][j]:  # not NaN
-                    ax.text(j, i, f"{data[i][j]:.1f}", ha="center", va="center", fontsize=6)
+                value = data[i][j]
+                if not math.isnan(value):
+                    ink = "white" if _dark(image.cmap(image.norm(value))) else "black"
+                    ax.text(j, i, f"{value:.1f}", ha="center", va="center", fontsize=6, color=ink)
         fig.colorbar(image, ax=ax, shrink=0.6)
     axes[1].set_yticks(range(len(kinds)), [""] * len(kinds))
     fig.tight_layout()
@@ -154,7 +165,7 @@ def variant_plot(runs: Sequence[Run]) -> bytes:
             ax.bar(xs, ys, width, color=COLOURS[r], label=run.label)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
         ax.set_xticks(range(len(counts)), [f"{n}p" for n in counts], fontsize=7)
-        ax.set_title(f"{kind}: win-share lift", fontsize=9)
+        ax.set_title(f"{KIND_BY_ID[kind].name}: win-share lift", fontsize=9)
         ax.tick_params(labelsize=7)
     axes[-1].legend(fontsize=6)
     fig.tight_layout()
@@ -210,7 +221,7 @@ def _overview(runs: Sequence[Run]) -> str:
     head = (
         "<tr><th>rules</th><th>players</th><th>games</th><th>rounds (mean ± sd)</th>"
         "<th>score (mean ± sd)</th><th>winner's score</th>"
-        "<th>win share by seat [95 % interval]</th></tr>"
+        "<th>win share by seat 0, 1, … [95 % interval]</th></tr>"
     )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -241,7 +252,7 @@ def _kinds_table(run: Run) -> str:
                 f"<td>{'' if con is None else f'{con:.1%}'}</td>"
             )
         if present:
-            rows.append(f"<tr><td>{kind}</td>{''.join(cells)}</tr>")
+            rows.append(f"<tr><td>{html.escape(KIND_BY_ID[kind].name)}</td>{''.join(cells)}</tr>")
     return f"<table>{head}</tr>{''.join(rows)}</table>"
 
 
@@ -256,7 +267,13 @@ def render_html(runs: Sequence[Run], *, bots: str, seed: int, images: dict[str, 
         f"<h1>{title}</h1>",
         f"<p>Bots: <b>{html.escape(bots)}</b>; seed {seed}; "
         f"rules: {', '.join(html.escape(r.label) for r in runs)}. "
-        "Seats rotate with the arena's seating; a shared victory is split between winners.</p>",
+        + (
+            "Every seat plays uniformly at random, so the seats differ only by their place. "
+            if bots == "random"
+            else "The bots rotate through the seats with the arena's seating. "
+        )
+        + "Seats are numbered from 0, as in records; a shared victory is split between "
+        "winners.</p>",
         "<h2>Overview</h2>",
         _overview(runs),
         "<h2>Seat advantage</h2>",
