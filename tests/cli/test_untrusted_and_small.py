@@ -17,6 +17,7 @@ from rich.console import Console
 
 from gonuts.actions import Action
 from gonuts.bots import RandomBot
+from gonuts.bots.arena import wilson
 from gonuts.bots.hint import Hint
 from gonuts.bots.mcts import ActionEstimate
 from gonuts.cli import main
@@ -203,3 +204,17 @@ def test_play_out_with_an_ascii_terminal_does_not_crash() -> None:
         "--players", "2", "--bots", "random", "--seed", "3", "--no-save", encoding="ascii"
     )  # fmt: skip
     assert play_out(player) == 0
+
+
+def test_the_arena_interval_is_wilson_and_unbalanced_seating_is_warned() -> None:
+    lo, hi = wilson(0, 30)
+    assert lo == 0.0 and 0.10 < hi < 0.12  # not ±0.0 % at 0 of 30 wins
+    lo, hi = wilson(30, 30)
+    assert 0.88 < lo < 0.90 and hi == pytest.approx(1.0)
+    arena = ("arena", "--players", "2", "--bots", "greedy,random", "--seed", "1", "--games")
+    uneven = run(*arena, "5")
+    assert uneven.returncode == 0
+    assert "not a multiple of 2 players" in uneven.stderr and "6 would balance" in uneven.stderr
+    assert "(95% Wilson)" in uneven.stdout
+    even = run(*arena, "4")
+    assert "not a multiple" not in even.stderr

@@ -229,6 +229,17 @@ def mean_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (``successes`` may be fractional: shared
+    victories): unlike the normal approximation it is not ±0 at 0 or n successes."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def pairwise(results: Sequence[GameResult], names: Sequence[str]) -> list[list[float]]:
     """``w[i][j]``: points bot i scored against bot j (a better rank 1, a tie ½ each), over
     every pair of seats held by different bots."""
@@ -316,7 +327,8 @@ def summarize(
     for i, name in enumerate(names):
         data = per[name]
         games = len(data["shares"])
-        share, share_ci = mean_ci(data["shares"])
+        share = sum(data["shares"]) / games if games else 0.0
+        share_ci = wilson(sum(data["shares"]), games)
         score, score_ci = mean_ci(data["scores"])
         rank = sum(data["ranks"]) / games if games else 0.0
         if samples[i]:

@@ -151,6 +151,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     variants = ordered(args.variant or ())
+    if args.games % n and len(set(bots)) > 1:
+        _fail(
+            "arena",
+            f"warning: {args.games} games is not a multiple of {n} players, so the bots do not "
+            f"sit in every seat equally often (seat advantage leaks into the shares); "
+            f"{args.games + (-args.games) % n} would balance them",
+        )
     save_dir = Path(args.save) if args.save else None
     if save_dir is not None:
         try:
@@ -256,14 +263,21 @@ def _save(directory: Path, result: GameResult) -> None:
 
 def summary_table(summary: Sequence[BotSummary], players: int, games: int) -> Table:
     table = Table(title=Text(f"Arena: {games} games, {players} players"))
-    for column in ("bot", "games", "win share", "mean score (95% CI)", "mean rank", "rating"):
+    for column in (
+        "bot",
+        "games",
+        "win share (95% Wilson)",
+        "mean score (95% CI)",
+        "mean rank",
+        "rating",
+    ):
         table.add_column(column, justify="left" if column == "bot" else "right")
     table.add_column("s/decision", justify="right")
     for s in summary:
         table.add_row(
             Text(s.name),
             str(s.games),
-            f"{s.win_share:.1%} ± {(s.win_share_ci[1] - s.win_share_ci[0]) / 2:.1%}",
+            f"{s.win_share:.1%} ({s.win_share_ci[0]:.1%}–{s.win_share_ci[1]:.1%})",
             f"{s.mean_score:.1f} ({s.mean_score_ci[0]:.1f}–{s.mean_score_ci[1]:.1f})",
             f"{s.mean_rank:.2f}",
             f"{s.rating:+.0f} ({s.rating_ci[0]:+.0f}…{s.rating_ci[1]:+.0f})",
