@@ -218,3 +218,20 @@ def test_the_arena_interval_is_wilson_and_unbalanced_seating_is_warned() -> None
     assert "(95% Wilson)" in uneven.stdout
     even = run(*arena, "4")
     assert "not a multiple" not in even.stderr
+
+
+def test_ctrl_c_during_a_long_hint_cancels_the_hint_not_the_game() -> None:
+    player = Player(
+        "--players", "3", "--bots", "random", "--seed", "1", "--no-save",
+        "--hint-budget", "100000000",
+    )  # fmt: skip
+    assert "pick a donut" in (player.prompt() or "")
+    player.send("h")
+    player.child.expect_exact("Ctrl-C cancels")
+    player.child.sendintr()
+    prompt = player.prompt() or ""
+    assert "pick a donut" in prompt and "Hint cancelled." in plain(player.raw)
+    player.send("1")
+    assert player.prompt() is not None  # the game goes on
+    player.send("q")
+    assert player.close() == 0
