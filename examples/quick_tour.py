@@ -62,7 +62,7 @@ def main() -> None:
     while not done:
         action = int(rng.choice(np.flatnonzero(gob["action_mask"])))
         gob, reward, done, _, info = genv.step(action)
-    print(f"  scores by seat {info['scores']}, winning seats {info['winners']}, our reward {reward}")
+    print(f"  scores by seat {info['scores']}, winning seats {info['winners']}, reward {reward}")
 
     print("\n== 5. OpenSpiel: python_gonuts with chance, simultaneous and sequential nodes")
     game = pyspiel.load_game("python_gonuts", {"players": 3})
