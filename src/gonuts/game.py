@@ -265,30 +265,34 @@ class Game:
         """Legal action ids (fast path for search and environments)."""
         return rules.legal_ids(self.state, player)
 
-    def apply(self, player: int, action: Action | str) -> None:
+    def apply(self, player: int, action: Action | str, *, lenient: bool = False) -> None:
         """Take ``action`` for ``player`` and run the game on to the next decision.
 
-        A string is notation, read as a person types it (``Pick 1`` and ``pick  1`` are
-        ``pick 1``; records stay strict). Raises :class:`~gonuts.errors.MalformedActionError`
-        for a string that is not notation, :class:`~gonuts.errors.NotYourTurnError` (also for a
-        seat the game does not have), :class:`~gonuts.errors.GameOverError` or
+        A string is RECORD.md notation, read strictly; ``lenient=True`` reads it as a person
+        types it (``Pick 1``, ``pick  1`` are ``pick 1``; the history holds the canonical
+        form). Raises :class:`~gonuts.errors.MalformedActionError` for a string that is not
+        notation (naming a position or seat no game has), :class:`~gonuts.errors.NotYourTurnError`
+        (also for a seat the game does not have), :class:`~gonuts.errors.GameOverError` or
         :class:`~gonuts.errors.IllegalActionError`; after an error the game is unchanged.
         """
         if isinstance(action, str):
-            text = normal_notation(action)
+            text = normal_notation(action) if lenient else action
             try:
                 action = parse_action(text)
             except MalformedActionError:
                 why = out_of_range(text)
                 if why is None:
                     raise
-                raise IllegalActionError(f"{text!r} is not legal in any game: {why}") from None
+                message = f"malformed action {text!r}: {why} in any game"
+                raise MalformedActionError(message) from None
         elif not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
         self._check_seat(player)
         rules.apply(self.state, player, action.id)
 
     def _check_seat(self, player: object) -> None:
+        if self.state.phase is Phase.OVER:
+            return  # rules.apply says the game is over, whoever asks
         if not isinstance(player, int) or isinstance(player, bool):
             raise NotYourTurnError(f"a seat is an int from 0 to {self.state.n - 1}: {player!r}")
         if not 0 <= player < self.state.n:
