@@ -133,7 +133,7 @@ def test_the_cycle_finder_finds_cycles() -> None:
 
 def test_no_import_cycle_in_the_package() -> None:
     graph = import_graph()
-    assert "gonuts.server.service" in graph and "gonuts.server.relay" in graph
+    assert "gonuts.server.play.service" in graph and "gonuts.server.kernel.relay" in graph
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
@@ -151,15 +151,15 @@ def test_the_relay_and_the_store_do_not_know_the_service() -> None:
         return seen
 
     for module in (
-        "gonuts.server.relay",
-        "gonuts.server.store",
-        "gonuts.server.messages",
-        "gonuts.server.live",
+        "gonuts.server.kernel.relay",
+        "gonuts.server.play.store",
+        "gonuts.server.play.messages",
+        "gonuts.server.play.live",
     ):
-        assert "gonuts.server.service" not in reachable(module), module
+        assert "gonuts.server.play.service" not in reachable(module), module
         assert "gonuts.server.app" not in reachable(module), module
         # not even for type checking, nor inside a function: the relay calls back through the
         # Hub protocol, never into the service's privates
         path = SRC.joinpath(*module.split(".")[1:]).with_suffix(".py")
         for name in imported_modules(path):
-            assert not name.startswith(("gonuts.server.service", "gonuts.server.app")), module
+            assert not name.startswith(("gonuts.server.play.service", "gonuts.server.app")), module

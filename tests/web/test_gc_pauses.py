@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 from gonuts.game import Game
-from gonuts.server import messages
-from gonuts.server.live import Conn
-from gonuts.server.service import Service
-from gonuts.server.store import TableStore
+from gonuts.server.play import messages
+from gonuts.server.play.live import Conn
+from gonuts.server.play.service import Service
+from gonuts.server.play.store import TableStore
 
 
 class Sink:

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from gonuts.server.errors import ServiceError
-from gonuts.server.live import Conn
-from gonuts.server.messages import table_summary
-from gonuts.server.relay import PgRelay
-from gonuts.server.service import Service
-from gonuts.server.store import TableStore
+from gonuts.server.kernel.errors import ServiceError
+from gonuts.server.kernel.relay import PgRelay
+from gonuts.server.play.live import Conn
+from gonuts.server.play.messages import table_summary
+from gonuts.server.play.service import Service
+from gonuts.server.play.store import TableStore
 from web.helpers import Inbox
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]

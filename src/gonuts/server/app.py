@@ -1,7 +1,7 @@
 """The ASGI app: HTTP lobby and replays, one WebSocket per table, static files, /rules, probes.
 
 ``create_app(db_url=...)`` builds it; ``gonuts serve`` runs it with uvicorn. The protocol is
-docs/protocol.md; the request and response models are :mod:`gonuts.server.messages`, from
+docs/protocol.md; the request and response models are :mod:`gonuts.server.play.messages`, from
 which FastAPI also writes the OpenAPI description (``/api/openapi.json``).
 """
 
@@ -29,13 +29,15 @@ from gonuts import __version__
 from gonuts.cards import MAX_PLAYERS, MIN_PLAYERS
 from gonuts.errors import RecordError
 from gonuts.record import Record
-from gonuts.server import i18n
-from gonuts.server.accounts_api import CurrentAccount, accounts_router
-from gonuts.server.clock import default_clock
-from gonuts.server.errors import ErrorCode, ServiceError, error_text
-from gonuts.server.http import CUT_OFF
-from gonuts.server.limits import BucketMap, Limits, TableQuota
-from gonuts.server.messages import (
+from gonuts.server.accounts.api import CurrentAccount, accounts_router
+from gonuts.server.kernel import i18n
+from gonuts.server.kernel.errors import ErrorCode, ServiceError, error_text
+from gonuts.server.kernel.limits import BucketMap, Limits, TableQuota
+from gonuts.server.kernel.metrics import CONTENT_TYPE, Metrics
+from gonuts.server.kernel.work import BoundedPool, check_record_names
+from gonuts.server.lobby.tutorial import tutorial_table
+from gonuts.server.play.clock import default_clock
+from gonuts.server.play.messages import (
     BOT_LEVELS,
     ActBody,
     Acted,
@@ -55,13 +57,11 @@ from gonuts.server.messages import (
     state_message,
     table_summary,
 )
-from gonuts.server.metrics import CONTENT_TYPE, Metrics
-from gonuts.server.rules_page import rules_html
-from gonuts.server.service import Service
-from gonuts.server.socket import CLOSE_RESTART, LiveSocket, first_error
-from gonuts.server.store import TableStore
-from gonuts.server.tutorial import tutorial_table
-from gonuts.server.work import BoundedPool, check_record_names
+from gonuts.server.play.service import Service
+from gonuts.server.play.store import TableStore
+from gonuts.server.transport.http import CUT_OFF
+from gonuts.server.transport.rules_page import rules_html
+from gonuts.server.transport.socket import CLOSE_RESTART, LiveSocket, first_error
 
 E = ErrorCode
 WEB_DIR: Final = i18n.WEB_DIR
@@ -284,7 +284,7 @@ class HttpGuard:
                 body = await self.read_body(receive, limit)
             except ClientGoneError:
                 if scope.get(CUT_OFF):
-                    return  # too slow: answered 408 and logged (gonuts.server.http)
+                    return  # too slow: answered 408 and logged (gonuts.server.transport.http)
                 client = scope.get("client")
                 log.warning(
                     "%s %s: the client left before its request body was complete",
@@ -430,13 +430,13 @@ def create_app(
     """The gonuts web app on the database ``db_url`` (SQLite file by default).
 
     ``limits`` bounds what one client may do (sizes, rates, open tables); see
-    :class:`gonuts.server.limits.Limits` for the defaults. A finished table nobody has
+    :class:`gonuts.server.kernel.limits.Limits` for the defaults. A finished table nobody has
     watched for ``keep_finished`` seconds leaves memory (it stays in the database). At
     shutdown, moves being stored get ``shutdown_grace`` seconds to finish. Bots and hints
     think in ``think_workers`` worker processes (0: two threads of this process; ``gonuts
-    serve`` starts one per core but one, :mod:`gonuts.server.thinking`), or on the Ray
+    serve`` starts one per core but one, :mod:`gonuts.server.kernel.thinking`), or on the Ray
     cluster at ``think_ray`` (empty: a local one). ``clock_scale``
-    multiplies every table's turn clock (tests shorten it; :mod:`gonuts.server.clock`).
+    multiplies every table's turn clock (tests shorten it; :mod:`gonuts.server.play.clock`).
     """
     lim = limits or Limits()
     quota = TableQuota(lim.max_open_tables)

@@ -1,7 +1,7 @@
 """New tables and players' names: the lobby's rules, pure (no storage, no service).
 
 :func:`new_table` deals a table's deck and seats; the service stores it
-(:meth:`~gonuts.server.store.TableStore.create`) and makes it live.
+(:meth:`~gonuts.server.play.store.TableStore.create`) and makes it live.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Final
 
 from gonuts.cards import KIND_IDS, MAX_PLAYERS, MIN_PLAYERS, canonical_deck
 from gonuts.rng import seeded_shuffle
-from gonuts.server import i18n
-from gonuts.server.db import hash_token
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.live import REPLACEMENT_LEVEL
-from gonuts.server.messages import BOT_LEVELS
-from gonuts.server.store import StoredSeat, StoredTable
+from gonuts.server.kernel import i18n
+from gonuts.server.kernel.db import hash_token
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.play.live import REPLACEMENT_LEVEL
+from gonuts.server.play.messages import BOT_LEVELS
+from gonuts.server.play.store import StoredSeat, StoredTable
 from gonuts.variants import UnknownVariantError, check_variants, ordered
 
 MAX_NAME: Final = 24

@@ -1,9 +1,9 @@
 """The accounts API: sign up, sign in, sign out, who am I, the leaderboard, player profiles.
 
 ``accounts_router()`` is included by :func:`gonuts.server.app.create_app`; ``app.state``
-carries the :class:`~gonuts.server.accounts.Accounts` (``accounts``) and the sign-in rate
+carries the :class:`~gonuts.server.accounts.service.Accounts` (``accounts``) and the sign-in rate
 limits (``sign_in_limits``: :class:`SignInLimits`), which a test may replace. The session token
-travels only in the :data:`~gonuts.server.accounts.COOKIE` cookie: HttpOnly, SameSite=Lax,
+travels only in the :data:`~gonuts.server.accounts.service.COOKIE` cookie: HttpOnly, SameSite=Lax,
 Secure when the request came over HTTPS (as uvicorn saw it: with ``--forwarded-allow-ips``,
 the scheme a trusted proxy reports). Cross-site writes are refused by the app's ``Origin``
 check like every other POST. docs/server.md, "Accounts and ratings"; docs/protocol.md.
@@ -19,12 +19,12 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import Field
 
-from gonuts.server.accounts import COOKIE, Accounts, account_name
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.limits import BucketMap
-from gonuts.server.messages import ErrorBody, Out, Strict
-from gonuts.server.ratings import display
-from gonuts.server.store import StoredAccount, TableStore
+from gonuts.server.accounts.ratings import display
+from gonuts.server.accounts.service import COOKIE, Accounts, account_name
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.limits import BucketMap
+from gonuts.server.play.messages import ErrorBody, Out, Strict
+from gonuts.server.play.store import StoredAccount, TableStore
 
 E = ErrorCode
 HISTORY: Final = 200
@@ -38,7 +38,7 @@ HASHING_AT_ONCE: Final = 4
 @dataclass
 class SignInLimits:
     """Sign-in and sign-up attempts, per client address and per account name (token buckets
-    from :mod:`gonuts.server.limits`): 10 at once, then one every 6 s (addresses) or every
+    from :mod:`gonuts.server.kernel.limits`): 10 at once, then one every 6 s (addresses) or every
     12 s (names)."""
 
     per_address: BucketMap = field(default_factory=lambda: BucketMap(1 / 6, 10))

@@ -12,11 +12,11 @@ from typing import Final, TypeVar
 
 from gonuts.errors import RecordError
 from gonuts.record import Record
-from gonuts.server.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
 
 T = TypeVar("T")
 MAX_NAME: Final = 24
-"""The lobby's limit on a player's name (:func:`gonuts.server.lobby.check_name`)."""
+"""The lobby's limit on a player's name (:func:`gonuts.server.lobby.rules.check_name`)."""
 
 
 def check_record_names(record: Record) -> None:

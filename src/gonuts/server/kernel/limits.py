@@ -10,7 +10,7 @@
   spectators per table; bytes queued for one socket (a slow consumer is closed with 1013).
 
 (Replayed ``act`` messages need no limit: their ids are stored with the actions, see
-:meth:`gonuts.server.service.Service.act`.)
+:meth:`gonuts.server.play.service.Service.act`.)
 
 :class:`Limits` is what ``create_app(limits=...)`` takes; every field has a sane default and
 ``None`` switches a limit off.

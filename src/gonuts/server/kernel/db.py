@@ -4,7 +4,8 @@ The database is the source of truth: a table's game is rebuilt from its deck and
 A SQLite file by default, or PostgreSQL (``postgresql://…``, driven by psycopg 3). The schema is
 migrated with Alembic (``migrations/``) when an engine is made. On PostgreSQL, triggers (revision
 0003) make every committed change to a table send a ``NOTIFY`` on :data:`CHANNEL`, so other
-server processes on the database can follow (:mod:`gonuts.server.relay`, docs/server.md); each
+server processes on the database can follow (:mod:`gonuts.server.kernel.relay`,
+docs/server.md); each
 engine's connections carry its :func:`engine_origin` as their ``application_name``.
 """
 

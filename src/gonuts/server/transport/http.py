@@ -23,9 +23,9 @@ from typing import Final
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from gonuts.server.errors import ErrorCode
-from gonuts.server.live import to_json
-from gonuts.server.messages import error_body
+from gonuts.server.kernel.errors import ErrorCode
+from gonuts.server.play.live import to_json
+from gonuts.server.play.messages import error_body
 
 log = logging.getLogger("gonuts.server")
 

@@ -17,7 +17,7 @@ processes on one PostgreSQL database use :class:`PgRelay`, through ``LISTEN`` / 
   by a bot only when connected to no process at all.
 
 The relay knows the service only as a :class:`Hub` (public methods): it imports nothing of
-:mod:`gonuts.server.service` (tests/test_architecture.py checks it).
+:mod:`gonuts.server.play.service` (tests/test_architecture.py checks it).
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from typing import Any, Final, Protocol
 import psycopg
 from sqlalchemy import text
 
-from gonuts.server.db import CHANNEL
-from gonuts.server.live import Changes, Conn, LiveTable
-from gonuts.server.store import TableStore
+from gonuts.server.kernel.db import CHANNEL
+from gonuts.server.play.live import Changes, Conn, LiveTable
+from gonuts.server.play.store import TableStore
 
-log = logging.getLogger("gonuts.server.relay")
+log = logging.getLogger("gonuts.server.kernel.relay")
 
 HEARTBEAT: Final = 5.0
 """Seconds between two announcements of a process's connected seats."""

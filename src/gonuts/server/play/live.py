@@ -1,8 +1,8 @@
 """The live tables one server process holds in memory, and the connections watching them.
 
-Plain data with no I/O of its own: the service (:mod:`gonuts.server.service`) changes it, the
-relay (:mod:`gonuts.server.relay`) fills in what other processes did, and the messages
-(:mod:`gonuts.server.messages`) describe it to clients.
+Plain data with no I/O of its own: the service (:mod:`gonuts.server.play.service`) changes it, the
+relay (:mod:`gonuts.server.kernel.relay`) fills in what other processes did, and the messages
+(:mod:`gonuts.server.play.messages`) describe it to clients.
 """
 
 from __future__ import annotations
@@ -255,7 +255,7 @@ class LiveTable:
     variants: tuple[str, ...] = ()
     """House rules (RULES.md "Variants") in canonical order; () for the default game."""
     clock: int | None = None
-    """Seconds per pending human decision (the turn clock, :mod:`gonuts.server.clock`)."""
+    """Seconds per pending human decision (the turn clock, :mod:`gonuts.server.play.clock`)."""
     deadlines: dict[int, float] = field(default_factory=dict)
     """When each human seat that must decide runs out of time (monotonic clock)."""
     replace_at: dict[int, float] = field(default_factory=dict)

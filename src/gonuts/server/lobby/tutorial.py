@@ -31,9 +31,9 @@ from gonuts.actions import Action
 from gonuts.bots import Bot, make_bot
 from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.rng import seeded_shuffle
-from gonuts.server.db import hash_token
-from gonuts.server.lobby import check_name, new_token
-from gonuts.server.store import StoredSeat, StoredTable
+from gonuts.server.kernel.db import hash_token
+from gonuts.server.lobby.rules import check_name, new_token
+from gonuts.server.play.store import StoredSeat, StoredTable
 from gonuts.state import Phase
 from gonuts.view import PlayerView
 

@@ -6,7 +6,7 @@ from html import escape
 from typing import Final
 
 from gonuts.cards import KIND_BY_ID, MAX_PLAYERS, kind_count
-from gonuts.server import i18n
+from gonuts.server.kernel import i18n
 
 _TEXT: Final[dict[str, dict[str, object]]] = {
     "en": {

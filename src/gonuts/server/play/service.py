@@ -1,11 +1,11 @@
 """The table manager: which tables are live, the lobby, presence, moves, bots and hints.
 
-The database is the source of truth (:class:`~gonuts.server.store.TableStore`). Every accepted
+The database is the source of truth (:class:`~gonuts.server.play.store.TableStore`). Every accepted
 action is applied to a copy of the game, stored, and only then made current, acknowledged and
 broadcast. A table's game is rebuilt from its stored deck and actions when it is first needed
 (e.g. after a restart). Other server processes on the same database are heard through a
-:class:`~gonuts.server.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
-(:mod:`gonuts.server.messages`) ever leaves this module.
+:class:`~gonuts.server.kernel.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
+(:mod:`gonuts.server.play.messages`) ever leaves this module.
 
 (About 640 lines, on purpose: every path that changes a live table — lobby, presence, moves,
 bots — takes that table's lock, and keeping them in one class keeps that discipline in one
@@ -27,13 +27,18 @@ from gonuts.bots import Bot, make_bot
 from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
-from gonuts.server.clock import CLOCK_ID, TurnClock, deadlines_json
-from gonuts.server.db import hash_token
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.limits import BucketMap
-from gonuts.server.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat, to_json
-from gonuts.server.lobby import check_name, derived_token, new_table, new_token
-from gonuts.server.messages import (
+from gonuts.server.accounts.ratings import rate_finished
+from gonuts.server.kernel.db import hash_token
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.limits import BucketMap
+from gonuts.server.kernel.metrics import Metrics
+from gonuts.server.kernel.relay import Relay, relay_for
+from gonuts.server.kernel.thinking import HintUnavailableError, Thinker
+from gonuts.server.lobby.rules import check_name, derived_token, new_table, new_token
+from gonuts.server.lobby.tutorial import TUTORIAL_LEVEL, TutorialBot, again_level
+from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
+from gonuts.server.play.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat, to_json
+from gonuts.server.play.messages import (
     error_message,
     game_listing_json,
     hint_message,
@@ -41,10 +46,7 @@ from gonuts.server.messages import (
     state_message,
     table_summary,
 )
-from gonuts.server.metrics import Metrics
-from gonuts.server.ratings import rate_finished
-from gonuts.server.relay import Relay, relay_for
-from gonuts.server.store import (
+from gonuts.server.play.store import (
     ActionTakenError,
     FinishedGame,
     StoredAction,
@@ -52,8 +54,6 @@ from gonuts.server.store import (
     TableStore,
     with_account,
 )
-from gonuts.server.thinking import HintUnavailableError, Thinker
-from gonuts.server.tutorial import TUTORIAL_LEVEL, TutorialBot, again_level
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")
@@ -109,12 +109,12 @@ class Service:
         self.thinker = thinker or Thinker(think_workers, metrics=self.metrics, ray=think_ray)
         """Bot decisions and hints run here: worker processes (``think_workers``; 0: threads
         of this process) or a Ray cluster (``think_ray``: its address, empty for a local one),
-        fairly queued and bounded (:mod:`gonuts.server.thinking`)."""
+        fairly queued and bounded (:mod:`gonuts.server.kernel.thinking`)."""
         self.hint_toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
         """Hint toggles per seat (all its sockets): ``hint_toggles`` is (rate per second,
         burst), 5 per 10 s by default; None: unlimited."""
         self.clock = TurnClock(self, scale=clock_scale)
-        """Turn clocks (:mod:`gonuts.server.clock`); ``clock_scale`` shortens them in tests."""
+        """Turn clocks (:mod:`gonuts.server.play.clock`); ``clock_scale`` shortens them in tests."""
         self.summary_interval = 0.1
         self.summary_per_socket = 0.001
         self.spectator_state_ttl = 0.1
@@ -340,7 +340,7 @@ class Service:
     ) -> tuple[int, str]:
         """Take a free human seat (``seat`` if given and free, else the first).
 
-        ``token`` (made by the server, e.g. :func:`~gonuts.server.lobby.derived_token`): the
+        ``token`` (made by the server, e.g. :func:`~gonuts.server.lobby.rules.derived_token`): the
         seat's token; if it already holds a seat here, that seat is the answer (one token, one
         seat per table). ``account``: the signed-in player's, linked to the seat; an account
         holds one seat per table (rated games are played against others).

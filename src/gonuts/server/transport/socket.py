@@ -1,6 +1,6 @@
 """One client's WebSocket session at a table (docs/protocol.md, "Live play").
 
-Reads the client's frames (size and rate limits, :data:`~gonuts.server.messages.CLIENT_MESSAGE`
+Reads the client's frames (size and rate limits, :data:`~gonuts.server.play.messages.CLIENT_MESSAGE`
 parsing), turns them into calls on the service, and turns refusals into ``error`` messages.
 """
 
@@ -11,11 +11,11 @@ import asyncio
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from gonuts.server import i18n
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.limits import Limits, TokenBucket
-from gonuts.server.live import Conn, LiveTable, to_json
-from gonuts.server.messages import (
+from gonuts.server.kernel import i18n
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.limits import Limits, TokenBucket
+from gonuts.server.play.live import Conn, LiveTable, to_json
+from gonuts.server.play.messages import (
     CLIENT_MESSAGE,
     Act,
     Back,
@@ -26,7 +26,7 @@ from gonuts.server.messages import (
     error_message,
     table_summary,
 )
-from gonuts.server.service import Service
+from gonuts.server.play.service import Service
 
 E = ErrorCode
 ClientMessage = Hello | Act | Hints | Lang | Ping | Back

@@ -19,7 +19,7 @@ from gonuts.actions import Action, Verb
 from gonuts.cards import KINDS, Colour
 from gonuts.events import Event, EventType
 
-WEB_DIR: Final = Path(__file__).resolve().parent.parent / "web"
+WEB_DIR: Final = Path(__file__).resolve().parents[2] / "web"
 LANGS: Final = ("en", "es", "it")
 DEFAULT_LANG: Final = "en"
 

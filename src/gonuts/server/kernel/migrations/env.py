@@ -1,4 +1,5 @@
-"""Alembic environment: runs on the connection :func:`gonuts.server.db.migrate` passes in, or on
+"""Alembic environment: runs on the connection :func:`gonuts.server.kernel.db.migrate` passes
+in, or on
 ``-x url=URL`` (or ``sqlalchemy.url``) when run from the ``alembic`` command line."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from gonuts.server.db import Base, make_engine
+from gonuts.server.kernel.db import Base, make_engine
 
 
 def run(connection: Connection) -> None:

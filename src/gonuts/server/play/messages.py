@@ -8,7 +8,7 @@
   socket, the same models in :data:`SERVER_MESSAGE` (the tests validate every message a client
   receives against it). On the hot path (a state per seat per move) the messages are built as
   plain dicts by the functions below, which is what the models describe.
-* The functions here are pure: they read a :class:`~gonuts.server.live.LiveTable`, a
+* The functions here are pure: they read a :class:`~gonuts.server.play.live.LiveTable`, a
   :class:`~gonuts.view.PlayerView` or a :class:`~gonuts.record.Record` and never touch the
   service or the database. docs/protocol.md is the prose of all this.
 """
@@ -25,12 +25,12 @@ from gonuts.errors import RecordError
 from gonuts.events import Event
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
-from gonuts.server import i18n
-from gonuts.server.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
-from gonuts.server.clock import MAX_CLOCK, MIN_CLOCK, deadlines_json, replace_in
-from gonuts.server.errors import ErrorCode, ServiceError, error_text
-from gonuts.server.live import LiveTable
-from gonuts.server.store import GameListing
+from gonuts.server.kernel import i18n
+from gonuts.server.kernel.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
+from gonuts.server.kernel.errors import ErrorCode, ServiceError, error_text
+from gonuts.server.play.clock import MAX_CLOCK, MIN_CLOCK, deadlines_json, replace_in
+from gonuts.server.play.live import LiveTable
+from gonuts.server.play.store import GameListing
 from gonuts.variants import ordered
 from gonuts.view import PlayerView
 
@@ -53,10 +53,11 @@ class CreateTable(Strict):
     seats: list[SeatSpec] = Field(min_length=2, max_length=6)
     name: str | None = Field(default=None, max_length=200)
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
-    """House rules (RULES.md "Variants"); checked by :func:`~gonuts.server.lobby.new_table`."""
+    """House rules (RULES.md "Variants"); checked by
+    :func:`~gonuts.server.lobby.rules.new_table`."""
     clock: int | None = Field(default=None, ge=MIN_CLOCK, le=MAX_CLOCK)
     """Seconds per decision (the turn clock), null for none; absent: the default
-    (:func:`gonuts.server.clock.default_clock`)."""
+    (:func:`gonuts.server.play.clock.default_clock`)."""
 
 
 class CreateTutorial(Strict):
@@ -121,7 +122,7 @@ class SeatSummary(Out):
     seat: int
     kind: Literal["human", "bot"]
     level: BotLevel | Literal["tutorial"] | None
-    """``tutorial``: the first-game guide's scripted coach (:mod:`gonuts.server.tutorial`)."""
+    """``tutorial``: the first-game guide's scripted coach (:mod:`gonuts.server.lobby.tutorial`)."""
     name: str | None
     taken: bool
     connected: bool
@@ -374,7 +375,7 @@ def state_message(
     """The :class:`State` message for ``seat`` with events from ``start``; and the new count.
 
     ``view``: that seat's view of the table's current game, if already built; ``deadlines``:
-    :func:`~gonuts.server.clock.deadlines_json` of the table, if already computed (a
+    :func:`~gonuts.server.play.clock.deadlines_json` of the table, if already computed (a
     broadcast computes it once for all its sockets)."""
     game = table.game
     if game is None:

@@ -99,7 +99,7 @@ class Metrics:
     def watch_thinking(
         self, depth: Callable[[str], int], busy: Callable[[], int], workers: int
     ) -> None:
-        """Read the thinking queue (:mod:`gonuts.server.thinking`) whenever scraped."""
+        """Read the thinking queue (:mod:`gonuts.server.kernel.thinking`) whenever scraped."""
 
         def reader(kind: str) -> Callable[[], float]:
             return lambda: float(depth(kind))

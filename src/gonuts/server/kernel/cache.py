@@ -23,9 +23,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 ACTIONS_CACHE_BYTES: Final = 4 << 20
-"""Localized actions (:func:`gonuts.server.messages.action_json`), keyed by players' names."""
+"""Localized actions (:func:`gonuts.server.play.messages.action_json`), keyed by players' names."""
 EVENTS_CACHE_BYTES: Final = 8 << 20
-"""Localized events (:func:`gonuts.server.messages.event_json`), keyed by players' names."""
+"""Localized events (:func:`gonuts.server.play.messages.event_json`), keyed by players' names."""
 
 ENTRY_OVERHEAD: Final = 200
 """Bytes counted for an entry on top of its value's size (the key, the dict slot)."""
@@ -70,7 +70,7 @@ class ByteLRU(Generic[K, V]):
         What a server caches lives for a while, so it outlives the garbage collector's young
         generation and is walked by every older collection until it is dropped: the budget
         is memory, but every entry also costs collection time, so keep entries small in
-        objects (see :func:`gonuts.server.messages.event_json`)."""
+        objects (see :func:`gonuts.server.play.messages.event_json`)."""
         cost = self.size(value)
         with self._lock:
             if self._entries.pop(key, None) is not None:

@@ -45,7 +45,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from gonuts.actions import Action, parse_action
 from gonuts.bots import hint, make_bot
-from gonuts.server.metrics import Metrics
+from gonuts.server.kernel.metrics import Metrics
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")

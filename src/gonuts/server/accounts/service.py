@@ -4,7 +4,7 @@ Passwords are hashed with argon2id (``argon2-cffi``'s :class:`~argon2.PasswordHa
 defaults: RFC 9106's low-memory profile) and never stored or logged in clear. A sign-in makes a
 random session token that travels only in an HttpOnly cookie; the database keeps its SHA-256
 and when it expires (:data:`SESSION_DAYS`). Names follow the lobby's rules
-(:func:`~gonuts.server.lobby.check_name`) and are unique once folded (NFKC, case-folded), so
+(:func:`~gonuts.server.lobby.rules.check_name`) and are unique once folded (NFKC, case-folded), so
 "Ana" and "ANA" cannot be two players.
 
 No user enumeration at sign-in: an unknown name and a wrong password get the same answer
@@ -12,7 +12,7 @@ No user enumeration at sign-in: an unknown name and a wrong password get the sam
 dummy hash, so both take about as long. Sign-up must say when a name is taken (people need a
 free name); account names are public anyway (leaderboard, profiles), so that answer tells
 nothing a profile does not, and sign-ups are rate-limited per address like sign-ins
-(:mod:`gonuts.server.accounts_api`). docs/server.md, "Accounts and ratings".
+(:mod:`gonuts.server.accounts.api`). docs/server.md, "Accounts and ratings".
 
 The methods are synchronous and slow on purpose (argon2): the API runs them in a thread.
 """
@@ -28,11 +28,11 @@ from typing import Final
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from gonuts.server.db import hash_token, utcnow
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.lobby import check_name
-from gonuts.server.ratings import NEW_RATING
-from gonuts.server.store import StoredAccount, TableStore
+from gonuts.server.accounts.ratings import NEW_RATING
+from gonuts.server.kernel.db import hash_token, utcnow
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.lobby.rules import check_name
+from gonuts.server.play.store import StoredAccount, TableStore
 
 E = ErrorCode
 MIN_PASSWORD: Final = 8
@@ -77,7 +77,7 @@ def dummy_hash(hasher: PasswordHasher) -> str:
 
 
 class Accounts:
-    """Accounts and sessions on a :class:`~gonuts.server.store.TableStore`."""
+    """Accounts and sessions on a :class:`~gonuts.server.play.store.TableStore`."""
 
     def __init__(
         self,

@@ -1,9 +1,10 @@
 """Storage of tables behind one interface: every SQL statement of the server is here.
 
-:class:`TableStore` is what the service (:mod:`gonuts.server.service`) reads and writes; it
+:class:`TableStore` is what the service (:mod:`gonuts.server.play.service`) reads and writes; it
 speaks in plain values (:class:`StoredTable`, :class:`StoredAction`), never ORM rows, so the
 service does not know SQL and a test or another backend can stand in for it. The schema and
-its migrations are :mod:`gonuts.server.db`. The store's methods are synchronous and short (one
+its migrations are :mod:`gonuts.server.kernel.db`. The store's methods are synchronous and
+short (one
 or two round trips); the service calls them between awaits, holding a table's lock where
 order matters.
 """
@@ -23,7 +24,7 @@ from sqlalchemy import delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from gonuts.server.db import (
+from gonuts.server.kernel.db import (
     AccountRow,
     AccountSessionRow,
     ActionRow,
@@ -110,7 +111,7 @@ class ActionTakenError(Exception):
 CHECKPOINT_EVERY: Final = 1.0
 """Seconds between the background WAL checkpoints of a serving process (SQLite)."""
 
-log = logging.getLogger("gonuts.server.store")
+log = logging.getLogger("gonuts.server.play.store")
 
 
 class TableStore:
@@ -406,7 +407,7 @@ class TableStore:
         with self._sessions() as s:
             return s.get(TableRow, table_id) is not None
 
-    # -- accounts, sessions and ratings (gonuts.server.accounts, gonuts.server.ratings) ----------
+    # -- accounts, sessions and ratings (gonuts.server.accounts) ---------------------------------
 
     def create_account(
         self, name: str, name_key: str, password_hash: str, mu: float, sigma: float
@@ -665,7 +666,8 @@ class RatedSeat:
 
 
 Rater = Callable[[Sequence[RatedSeat], Sequence[int]], dict[int, tuple[float, float]]]
-"""Seats and their ranks → each account's new (mu, sigma): :func:`gonuts.server.ratings.rate`."""
+"""Seats and their ranks → each account's new (mu, sigma):
+:func:`gonuts.server.accounts.ratings.rate`."""
 
 
 @dataclass(frozen=True, slots=True)

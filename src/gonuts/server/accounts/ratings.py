@@ -25,7 +25,7 @@ from typing import Final
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from gonuts.game import Game
-from gonuts.server.store import RatedSeat, TableStore
+from gonuts.server.play.store import RatedSeat, TableStore
 
 log = logging.getLogger("gonuts.server")
 

@@ -14,7 +14,7 @@ Whoever comes back is told which decisions were made for them (by the clock or b
 replaced them): an ``away`` message on their socket. The service calls :meth:`TurnClock.sync`
 before it sends a state, :meth:`TurnClock.arm` when it kicks the bots, :meth:`TurnClock.acted`
 after a player's own action and :meth:`TurnClock.welcome` after a full state; the rest is here.
-Deadlines live on the :class:`~gonuts.server.live.LiveTable` in this process's monotonic clock:
+Deadlines live on the :class:`~gonuts.server.play.live.LiveTable` in this process's monotonic clock:
 a restarted server gives every pending decision a fresh deadline (docs/server.md).
 """
 
@@ -30,13 +30,14 @@ from typing import Any, Final, Literal, Protocol
 
 from gonuts.actions import ACTIONS, Action, parse_action
 from gonuts.game import Game
-from gonuts.server import i18n, live
-from gonuts.server.errors import ErrorCode, ServiceError
-from gonuts.server.live import REPLACEMENT_LEVEL, Conn, LiveTable
-from gonuts.server.store import ActionTakenError, TableStore
+from gonuts.server.kernel import i18n
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.play import live
+from gonuts.server.play.live import REPLACEMENT_LEVEL, Conn, LiveTable
+from gonuts.server.play.store import ActionTakenError, TableStore
 from gonuts.view import PlayerView
 
-log = logging.getLogger("gonuts.server.clock")
+log = logging.getLogger("gonuts.server.play.clock")
 
 MIN_CLOCK: Final = 10
 """The shortest clock a table can be made with (seconds per decision)."""
@@ -160,7 +161,7 @@ class _Watch:
 
 
 class TurnClock:
-    """The turn clocks of one server process (one per :class:`~gonuts.server.service.Service`).
+    """The turn clocks of one server process (one per :class:`~gonuts.server.play.service.Service`).
 
     ``scale`` multiplies every clock (tests shorten it; the API's minimum stays 10 s).
     """
@@ -343,7 +344,7 @@ class TurnClock:
     @staticmethod
     def _clocked(table: LiveTable) -> dict[int, int]:
         """The versions reached by the clock's actions, and whose decision each was (kept by
-        :meth:`~gonuts.server.live.LiveTable.remember` as the actions are stored or read)."""
+        :meth:`~gonuts.server.play.live.LiveTable.remember` as the actions are stored or read)."""
         return table.clocked
 
     # -- what happened, told ----------------------------------------------------------------------
