@@ -17,9 +17,9 @@ from pathlib import Path
 
 from gonuts.game import Game
 from gonuts.server.play import messages
-from gonuts.server.play.live import Conn
-from gonuts.server.play.service import Service
-from gonuts.server.play.store import TableStore
+from gonuts.server.service import Service
+from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 
 
 class Sink:

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from gonuts.bots import hint as real
 from gonuts.server.kernel import thinking
-from gonuts.server.play.service import Service
+from gonuts.server.service import Service
 from web.helpers import AppFactory, create, hello, receive_until
 
 

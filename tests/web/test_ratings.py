@@ -17,7 +17,9 @@ from gonuts.server.accounts.ratings import (
     rate,
     rate_finished,
 )
-from gonuts.server.play.store import RatedSeat, StoredSeat, StoredTable, TableStore, with_account
+from gonuts.server.accounts.store import RatedSeat
+from gonuts.server.play.store import StoredSeat, StoredTable, with_account
+from gonuts.server.store import TableStore
 
 
 def account(seat: int, account_id: int, mu: float = 25.0, sigma: float = 25 / 3) -> RatedSeat:

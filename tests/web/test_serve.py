@@ -26,9 +26,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gonuts.cli.serve import JsonLines, SettingError, resolve
-from gonuts.server.play.live import Conn
-from gonuts.server.play.service import Service
-from gonuts.server.play.store import TableStore
+from gonuts.server.service import Service
+from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 from gonuts.server.transport.socket import CLOSE_RESTART
 from web.helpers import AppFactory, Inbox, auth, create, hello, receive_until
 

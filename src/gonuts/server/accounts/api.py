@@ -21,10 +21,10 @@ from pydantic import Field
 
 from gonuts.server.accounts.ratings import display
 from gonuts.server.accounts.service import COOKIE, Accounts, account_name
+from gonuts.server.accounts.store import AccountStore, StoredAccount
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.kernel.limits import BucketMap
-from gonuts.server.play.messages import ErrorBody, Out, Strict
-from gonuts.server.play.store import StoredAccount, TableStore
+from gonuts.server.transport.wire import ErrorBody, Out, Strict
 
 E = ErrorCode
 HISTORY: Final = 200
@@ -162,7 +162,7 @@ RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
 }
 
 
-def accounts_router(store: TableStore) -> tuple[APIRouter, Accounts, SignInLimits]:
+def accounts_router(store: AccountStore) -> tuple[APIRouter, Accounts, SignInLimits]:
     """The ``/api/account``, ``/api/leaderboard`` and ``/api/players`` routes; the app keeps
     the returned accounts and limits in ``app.state`` (``accounts``, ``sign_in_limits``)."""
     router = APIRouter(prefix="/api", responses=RESPONSES, tags=["accounts"])

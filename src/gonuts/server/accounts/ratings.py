@@ -25,7 +25,7 @@ from typing import Final
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from gonuts.game import Game
-from gonuts.server.play.store import RatedSeat, TableStore
+from gonuts.server.accounts.store import AccountStore, RatedSeat
 
 log = logging.getLogger("gonuts.server")
 
@@ -83,7 +83,7 @@ def rate(seats: Sequence[RatedSeat], ranks: Sequence[int]) -> dict[int, tuple[fl
     }
 
 
-def rate_finished(store: TableStore, table_id: str, game: Game) -> bool:
+def rate_finished(store: AccountStore, table_id: str, game: Game) -> bool:
     """Rate a game that just finished (once; only with two accounts or more). A failure is
     logged, never raised: the game itself is stored and over either way."""
     try:

@@ -29,10 +29,10 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from gonuts.server.accounts.ratings import NEW_RATING
+from gonuts.server.accounts.store import AccountStore, StoredAccount
 from gonuts.server.kernel.db import hash_token, utcnow
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
-from gonuts.server.lobby.rules import check_name
-from gonuts.server.play.store import StoredAccount, TableStore
+from gonuts.server.lobby.protocol import check_name
 
 E = ErrorCode
 MIN_PASSWORD: Final = 8
@@ -77,11 +77,11 @@ def dummy_hash(hasher: PasswordHasher) -> str:
 
 
 class Accounts:
-    """Accounts and sessions on a :class:`~gonuts.server.play.store.TableStore`."""
+    """Accounts and sessions on a :class:`~gonuts.server.accounts.store.AccountStore`."""
 
     def __init__(
         self,
-        store: TableStore,
+        store: AccountStore,
         *,
         hasher: PasswordHasher | None = None,
         session_days: float = SESSION_DAYS,

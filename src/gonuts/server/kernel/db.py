@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import secrets
+import threading
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -280,3 +282,94 @@ def engine_origin(engine: Engine) -> str:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+MAX_ID: Final = 32
+"""Longest table id the schema holds: longer ids are unknown without asking the database."""
+CHECKPOINT_EVERY: Final = 1.0
+"""Seconds between the background WAL checkpoints of a serving process (SQLite)."""
+
+store_log = logging.getLogger("gonuts.server.store")
+
+
+class Database:
+    """One SQL database (SQLite or PostgreSQL) and its engine: what every feature's store
+    (``play/store.py``, ``games/store.py``, ``accounts/store.py``) is built on. ``autocommit``
+    runs one statement at a time, ``sessions`` opens ORM sessions."""
+
+    def __init__(self, url: str, *, migrate_schema: bool = True) -> None:
+        self.engine: Engine = make_engine(url, migrate_schema=migrate_schema)
+        self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.sessions = make_sessionmaker(self.engine)
+        self._checkpointer: threading.Thread | None = None
+        self._stop_checkpoints = threading.Event()
+
+    def checkpoint_in_background(self, every: float = CHECKPOINT_EVERY) -> None:
+        """SQLite: move the WAL checkpoints off the caller's thread (the event loop).
+
+        By default the commit that takes the write-ahead log past 1,000 pages copies them into
+        the database and syncs it, inside that commit: under load, every second or two, one
+        move stalled the event loop for 50-200 ms (the p99 of ``gonuts loadtest``). Here this
+        process's connections never checkpoint; a thread does, every ``every`` seconds, in
+        ``PASSIVE`` mode (it never blocks a writer, and the module lets go of the GIL while
+        SQLite works). Stopped by :meth:`close`. No-op for PostgreSQL, a database in memory,
+        or when started already."""
+        database = self.engine.url.database
+        if self.dialect != "sqlite" or self._checkpointer is not None:
+            return
+        if not database or database == ":memory:" or database.startswith("file::memory:"):
+            return  # (a database in memory has no write-ahead log)
+
+        @event.listens_for(self.engine, "connect")
+        def _no_autocheckpoint(dbapi_conn: object, _record: object) -> None:
+            cursor = dbapi_conn.cursor()  # type: ignore[attr-defined]
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
+            cursor.close()
+
+        self.engine.dispose()  # (pooled connections made before: reconnect with it)
+        self._stop_checkpoints.clear()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoints, args=(every,), name="gonuts-wal-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
+
+    def _checkpoints(self, every: float) -> None:
+        while not self._stop_checkpoints.wait(every):
+            try:
+                with self.engine.connect() as c:
+                    c.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            except Exception:  # (the next one may succeed; a long WAL only slows reads)
+                store_log.warning("WAL checkpoint failed", exc_info=True)
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    @property
+    def origin(self) -> str:
+        """Who this store's connections are in change notifications (``application_name``)."""
+        return engine_origin(self.engine)
+
+    @property
+    def libpq_url(self) -> str:
+        """The database as a libpq URI (for a listening connection of psycopg's own)."""
+        return libpq_url(self.engine.url)
+
+    def close(self) -> None:
+        if self._checkpointer is not None:
+            self._stop_checkpoints.set()
+            self._checkpointer.join(5)
+            self._checkpointer = None
+        self.engine.dispose()
+
+    def readiness(self) -> str | None:
+        """Why the database cannot serve now (unreachable, schema behind), or None."""
+        try:
+            have = current_revision(self.engine)
+        except Exception as exc:  # any driver error means "not reachable"
+            return f"database unreachable: {type(exc).__name__}"
+        want = head_revision()
+        if have != want:
+            return f"schema at revision {have or 'none'}; this server needs {want}"
+        return None

@@ -26,17 +26,17 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any, Final, Protocol
+from collections.abc import Mapping, Set
+from dataclasses import dataclass
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 import psycopg
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 
 from gonuts.server.kernel.db import CHANNEL
-from gonuts.server.play.live import Changes, Conn, LiveTable
-from gonuts.server.play.store import TableStore
 
-log = logging.getLogger("gonuts.server.kernel.relay")
+log = logging.getLogger("gonuts.server.relay")
 
 HEARTBEAT: Final = 5.0
 """Seconds between two announcements of a process's connected seats."""
@@ -46,62 +46,114 @@ MAX_BACKOFF: Final = 5.0
 ANNOUNCE: Final = text("SELECT pg_notify(:channel, p) FROM unnest(CAST(:payloads AS text[])) AS p")
 
 
-class Hub(Protocol):
-    """What a relay may ask of the service: public methods only."""
+@dataclass
+class Changes:
+    """What catching a table up with the database changed (what to tell its sockets)."""
+
+    state: bool = False
+    table: bool = False
+
+
+class Watcher(Protocol):
+    """A socket watching a table, as the relay sees it: which seat (None: a spectator)."""
 
     @property
-    def tables(self) -> Mapping[str, LiveTable]: ...
-
-    def catch_up(self, table: LiveTable) -> Changes: ...
-
-    async def broadcast_state(self, table: LiveTable) -> None: ...
-
-    async def broadcast_table(self, table: LiveTable, exclude: Conn | None = None) -> None: ...
-
-    def kick_bots(self, table: LiveTable) -> None: ...
-
-    def presence_changed(self, table: LiveTable, before: list[bool]) -> None: ...
+    def seat(self) -> int | None: ...
 
 
-class Relay(Protocol):
+class RelayedTable(Protocol):
+    """A live table, as the relay sees it (the play feature's ``T``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
+
+    @property
+    def conns(self) -> Set[Watcher]: ...
+
+    @property
+    def remote(self) -> dict[str, tuple[frozenset[int], float]]: ...
+
+    def connected_seats(self) -> list[bool]: ...
+
+
+class RelayDatabase(Protocol):
+    """The database the relay listens to (the store's engine and its identity)."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    @property
+    def origin(self) -> str: ...
+
+    @property
+    def libpq_url(self) -> str: ...
+
+    @property
+    def engine(self) -> Engine: ...
+
+
+T = TypeVar("T", bound=RelayedTable)
+
+
+class Hub(Protocol[T]):
+    """What a relay may ask of the play service: public methods only."""
+
+    @property
+    def tables(self) -> Mapping[str, T]: ...
+
+    def catch_up(self, table: T) -> Changes: ...
+
+    async def broadcast_state(self, table: T) -> None: ...
+
+    async def broadcast_table(self, table: T) -> None: ...
+
+    def kick_bots(self, table: T) -> None: ...
+
+    def presence_changed(self, table: T, before: list[bool]) -> None: ...
+
+
+class Relay(Protocol[T]):
     """The service's link to the other server processes on its database, if any."""
 
-    async def start(self, hub: Hub) -> None:
+    async def start(self, hub: Hub[T]) -> None:
         """Begin following the others' changes on behalf of ``hub`` (in the app's lifespan)."""
 
     async def close(self) -> None: ...
 
-    def announce(self, *tables: LiveTable) -> None:
+    def announce(self, *tables: T) -> None:
         """Tell the others which of these tables' seats have a socket open here."""
 
-    def refresh(self, table: LiveTable) -> Changes:
+    def refresh(self, table: T) -> Changes:
         """Catch ``table`` up now with what the others committed (the caller holds its lock)."""
 
 
-class NullRelay:
+class NullRelay(Generic[T]):
     """One process: nobody else changes the database, nothing to tell or hear."""
 
-    async def start(self, hub: Hub) -> None:
+    async def start(self, hub: Hub[T]) -> None:
         return None
 
     async def close(self) -> None:
         return None
 
-    def announce(self, *tables: LiveTable) -> None:
+    def announce(self, *tables: T) -> None:
         return None
 
-    def refresh(self, table: LiveTable) -> Changes:
+    def refresh(self, table: T) -> Changes:
         return Changes()
 
 
-class PgRelay:
+class PgRelay(Generic[T]):
     """One process's ear on a PostgreSQL database: follows the tables it has in memory."""
 
-    def __init__(self, store: TableStore) -> None:
+    def __init__(self, store: RelayDatabase) -> None:
         self.store = store
         self.origin = store.origin
         self.url = store.libpq_url
-        self.hub: Hub | None = None
+        self.hub: Hub[T] | None = None
         self._task: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = None
         self._running: dict[str, asyncio.Task[None]] = {}
@@ -109,7 +161,7 @@ class PgRelay:
         self.connected = asyncio.Event()
         """Set while the listening connection is up (tests wait for it)."""
 
-    async def start(self, hub: Hub) -> None:
+    async def start(self, hub: Hub[T]) -> None:
         self.hub = hub
         if self._task is None:
             self._task = asyncio.ensure_future(self._listen(hub))
@@ -121,14 +173,14 @@ class PgRelay:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def refresh(self, table: LiveTable) -> Changes:
+    def refresh(self, table: T) -> Changes:
         if self.hub is None:
             return Changes()
         return self.hub.catch_up(table)
 
     # -- listening ------------------------------------------------------------------------------
 
-    async def _listen(self, hub: Hub) -> None:
+    async def _listen(self, hub: Hub[T]) -> None:
         delay = 0.1
         while True:
             try:
@@ -152,7 +204,7 @@ class PgRelay:
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_BACKOFF)
 
-    def heard(self, hub: Hub, payload: str) -> None:
+    def heard(self, hub: Hub[T], payload: str) -> None:
         try:
             data: dict[str, Any] = json.loads(payload)
             origin, table_id = str(data["o"]), str(data["t"])
@@ -169,14 +221,14 @@ class PgRelay:
         else:
             self.follow(hub, table_id)
 
-    def follow(self, hub: Hub, table_id: str) -> None:
+    def follow(self, hub: Hub[T], table_id: str) -> None:
         """Catch ``table_id`` up soon: one refresh at a time per table, repeated if needed."""
         if table_id in self._running:
             self._again.add(table_id)
             return
         self._running[table_id] = asyncio.ensure_future(self._catch_up(hub, table_id))
 
-    async def _catch_up(self, hub: Hub, table_id: str) -> None:
+    async def _catch_up(self, hub: Hub[T], table_id: str) -> None:
         try:
             while True:
                 self._again.discard(table_id)
@@ -199,7 +251,7 @@ class PgRelay:
 
     # -- presence ---------------------------------------------------------------------------------
 
-    def announce(self, *tables: LiveTable) -> None:
+    def announce(self, *tables: T) -> None:
         """Tell the other processes which of these tables' seats are connected here.
 
         One round trip for all of them: the heartbeat announces every table at once, and the
@@ -224,7 +276,7 @@ class PgRelay:
         except Exception:
             log.warning("announcing presence failed", exc_info=True)
 
-    def present(self, hub: Hub, table: LiveTable, origin: str, seats: frozenset[int]) -> None:
+    def present(self, hub: Hub[T], table: T, origin: str, seats: frozenset[int]) -> None:
         before = table.connected_seats()
         if seats:
             table.remote[origin] = (seats, time.monotonic() + PRESENCE_TTL)
@@ -232,7 +284,7 @@ class PgRelay:
             table.remote.pop(origin, None)
         hub.presence_changed(table, before)
 
-    async def _heartbeat(self, hub: Hub) -> None:
+    async def _heartbeat(self, hub: Hub[T]) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT)
             now = time.monotonic()
@@ -247,6 +299,6 @@ class PgRelay:
                     hub.presence_changed(table, before)
 
 
-def relay_for(store: TableStore) -> Relay:
+def relay_for(store: RelayDatabase) -> Relay[Any]:
     """The relay a store's database needs: LISTEN / NOTIFY on PostgreSQL, none on SQLite."""
     return PgRelay(store) if store.dialect == "postgresql" else NullRelay()

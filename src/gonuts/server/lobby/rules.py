@@ -19,9 +19,7 @@ from gonuts.rng import seeded_shuffle
 from gonuts.server.kernel import i18n
 from gonuts.server.kernel.db import hash_token
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
-from gonuts.server.play.live import REPLACEMENT_LEVEL
-from gonuts.server.play.messages import BOT_LEVELS
-from gonuts.server.play.store import StoredSeat, StoredTable
+from gonuts.server.play.protocol import BOT_LEVELS, REPLACEMENT_LEVEL, StoredSeat, StoredTable
 from gonuts.variants import UnknownVariantError, check_variants, ordered
 
 MAX_NAME: Final = 24

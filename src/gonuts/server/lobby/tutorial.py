@@ -33,7 +33,7 @@ from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.rng import seeded_shuffle
 from gonuts.server.kernel.db import hash_token
 from gonuts.server.lobby.rules import check_name, new_token
-from gonuts.server.play.store import StoredSeat, StoredTable
+from gonuts.server.play.protocol import StoredSeat, StoredTable
 from gonuts.state import Phase
 from gonuts.view import PlayerView
 

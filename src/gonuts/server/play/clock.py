@@ -33,11 +33,12 @@ from gonuts.game import Game
 from gonuts.server.kernel import i18n
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.play import live
-from gonuts.server.play.live import REPLACEMENT_LEVEL, Conn, LiveTable
-from gonuts.server.play.store import ActionTakenError, TableStore
+from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable
+from gonuts.server.play.store import ActionTakenError, PlayStore
+from gonuts.server.transport.conn import Conn
 from gonuts.view import PlayerView
 
-log = logging.getLogger("gonuts.server.play.clock")
+log = logging.getLogger("gonuts.server.clock")
 
 MIN_CLOCK: Final = 10
 """The shortest clock a table can be made with (seconds per decision)."""
@@ -106,15 +107,15 @@ def replace_in(table: LiveTable, seat: int, now: float | None = None) -> float |
 class ClockHub(Protocol):
     """What the clock needs of the service (it imports nothing of it)."""
 
-    store: TableStore
+    store: PlayStore
 
     async def bot_decision(self, table: LiveTable, level: str, view: PlayerView) -> Action: ...
 
-    def _apply_locked(
+    def apply_locked(
         self, table: LiveTable, seat: int, notation: str, client_id: str | None = None
     ) -> tuple[int, bool]: ...
 
-    def _make_bots(self, table: LiveTable) -> None: ...
+    def make_bots(self, table: LiveTable) -> None: ...
 
     async def broadcast_state(self, table: LiveTable) -> None: ...
 
@@ -300,7 +301,7 @@ class TurnClock:
                     if not self._still_due(table, seat, key):
                         return
                     try:
-                        _, replayed = self.hub._apply_locked(
+                        _, replayed = self.hub.apply_locked(
                             table, seat, action.notation, f"{CLOCK_ID}{key}"
                         )
                     except (ServiceError, ActionTakenError):
@@ -311,7 +312,7 @@ class TurnClock:
                     if benched and not table.seats[seat].replaced:
                         self.hub.store.update_seat(table.id, seat, replaced=True)
                         table.seats[seat].replaced = True
-                        self.hub._make_bots(table)
+                        self.hub.make_bots(table)
                 await self.hub.broadcast_state(table)
                 if benched or table.status == "finished":
                     await self.hub.broadcast_table(table)

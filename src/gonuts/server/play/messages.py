@@ -18,19 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from gonuts.actions import Action, parse_action
-from gonuts.errors import RecordError
 from gonuts.events import Event
 from gonuts.game import Game
-from gonuts.record import Record, apply_recorded
 from gonuts.server.kernel import i18n
 from gonuts.server.kernel.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
-from gonuts.server.kernel.errors import ErrorCode, ServiceError, error_text
-from gonuts.server.play.clock import MAX_CLOCK, MIN_CLOCK, deadlines_json, replace_in
+from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.play.clock import deadlines_json, replace_in
 from gonuts.server.play.live import LiveTable
-from gonuts.server.play.store import GameListing
+from gonuts.server.transport.wire import ErrorMessage, Out, Strict
 from gonuts.variants import ordered
 from gonuts.view import PlayerView
 
@@ -38,36 +36,6 @@ BotLevel = Literal["easy", "medium", "hard"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "medium", "hard")
 
 # -- client -> server ------------------------------------------------------------------------------
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class SeatSpec(Strict):
-    kind: Literal["human", "bot"]
-    level: BotLevel | None = None
-
-
-class CreateTable(Strict):
-    seats: list[SeatSpec] = Field(min_length=2, max_length=6)
-    name: str | None = Field(default=None, max_length=200)
-    variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
-    """House rules (RULES.md "Variants"); checked by
-    :func:`~gonuts.server.lobby.rules.new_table`."""
-    clock: int | None = Field(default=None, ge=MIN_CLOCK, le=MAX_CLOCK)
-    """Seconds per decision (the turn clock), null for none; absent: the default
-    (:func:`gonuts.server.play.clock.default_clock`)."""
-
-
-class CreateTutorial(Strict):
-    """``POST /api/tutorial``: the player's name at the guide's table."""
-
-    name: str = Field(max_length=200)
-
-
-class JoinTable(Strict):
-    name: str = Field(max_length=200)
 
 
 class ActBody(Strict):
@@ -114,10 +82,6 @@ CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping | Back] = TypeAdap
 # -- server -> client: HTTP responses and socket messages -----------------------------------------
 
 
-class Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 class SeatSummary(Out):
     seat: int
     kind: Literal["human", "bot"]
@@ -149,54 +113,9 @@ class TableSummary(Out):
     """Seconds per decision (the turn clock), or null for none."""
 
 
-class Seated(Out):
-    """A table and the caller's seat at it (``seat``/``token`` null: created as a watcher)."""
-
-    table: TableSummary
-    seat: int | None
-    token: str | None
-
-
-class TableList(Out):
-    tables: list[TableSummary]
-
-
-class GameSummary(Out):
-    id: str
-    players: list[str]
-    scores: list[int]
-    winners: list[int]
-    finished_at: str
-
-
-class GameList(Out):
-    games: list[GameSummary]
-
-
-class Config(Out):
-    lang: str
-    languages: list[str]
-    bot_levels: list[str]
-    min_players: int
-    max_players: int
-    max_message_bytes: int
-    version: str
-
-
 class Acted(Out):
     ok: Literal[True]
     version: int
-
-
-class ErrorDetail(Out):
-    code: ErrorCode
-    message: str
-
-
-class ErrorBody(Out):
-    """Every HTTP error's body."""
-
-    error: ErrorDetail
 
 
 class Welcome(Out):
@@ -235,14 +154,6 @@ class Ack(Out):
     version: int
 
 
-class ErrorMessage(Out):
-    type: Literal["error"]
-    code: ErrorCode
-    message: str
-    id: str | None = None
-    """Only present when the refused message had one."""
-
-
 class HintMessage(Out):
     type: Literal["hint"]
     version: int
@@ -253,15 +164,6 @@ class NextTable(Out):
     type: Literal["next_table"]
     table_id: str
     invite_url: str
-
-
-class Replay(Out):
-    """A finished (or uploaded) game step by step: public views and events (REPLAY)."""
-
-    players: list[str]
-    steps: list[dict[str, Any]]
-    breakdown: list[dict[str, Any]] | None
-    record: dict[str, Any]
 
 
 class Pong(Out):
@@ -311,19 +213,6 @@ Server = (
 ServerMessage = Annotated[Server, Field(discriminator="type")]
 SERVER_MESSAGE: TypeAdapter[Server] = TypeAdapter(ServerMessage)
 """Every message the server sends over a socket (for clients and tests to check against)."""
-
-
-def error_message(
-    code: ErrorCode, lang: str, detail: str | None = None, id_: str | None = None
-) -> dict[str, Any]:
-    msg: dict[str, Any] = {"type": "error", "code": code, "message": error_text(code, lang, detail)}
-    if id_ is not None:
-        msg["id"] = id_
-    return msg
-
-
-def error_body(code: ErrorCode, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
 
 
 # -- tables and states -----------------------------------------------------------------------------
@@ -406,16 +295,6 @@ def hint_message(
         for a in data["actions"]
     ]
     return {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
-
-
-def game_listing_json(g: GameListing) -> dict[str, Any]:
-    return {
-        "id": g.id,
-        "players": g.players,
-        "scores": g.scores,
-        "winners": g.winners,
-        "finished_at": g.finished_at.isoformat() + "Z",
-    }
 
 
 # -- views, events, breakdowns, replays ------------------------------------------------------------
@@ -536,46 +415,3 @@ def breakdown_json(game: Game, lang: str = i18n.DEFAULT_LANG) -> list[dict[str, 
         }
         for b in breakdowns
     ]
-
-
-def replay_data(record: Record, lang: str) -> dict[str, Any]:
-    """Public views step by step through ``record`` (see docs/protocol.md, REPLAY)."""
-    try:
-        game = Game.new(record.players, deck=record.initial_deck(), variants=record.variants)
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    names = record.players
-    view = game.public_view()
-    steps: list[dict[str, Any]] = [
-        {
-            "index": 0,
-            "actor": None,
-            "action": None,
-            "label": None,
-            "view": view_json(view, lang),
-            "events": [event_json(e, names, lang) for e in view.events],
-        }
-    ]
-    seen = len(view.events)
-    for i, recorded in enumerate(record.actions):
-        apply_recorded(game, i, recorded.player, recorded.action)
-        view = game.public_view()
-        action = parse_action(recorded.action)
-        steps.append(
-            {
-                "index": i + 1,
-                "actor": recorded.player,
-                "action": recorded.action,
-                "label": f"{i18n.display_name(names[recorded.player], lang)}: "
-                f"{i18n.describe_action(action, names, lang)}",
-                "view": view_json(view, lang),
-                "events": [event_json(e, names, lang) for e in view.events[seen:]],
-            }
-        )
-        seen = len(view.events)
-    return {
-        "players": list(names),
-        "steps": steps,
-        "breakdown": breakdown_json(game, lang) if game.is_over else None,
-        "record": record.to_dict(),
-    }

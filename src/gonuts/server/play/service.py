@@ -1,6 +1,6 @@
 """The table manager: which tables are live, the lobby, presence, moves, bots and hints.
 
-The database is the source of truth (:class:`~gonuts.server.play.store.TableStore`). Every accepted
+The database is the source of truth (:class:`~gonuts.server.play.store.PlayStore`). Every accepted
 action is applied to a copy of the game, stored, and only then made current, acknowledged and
 broadcast. A table's game is rebuilt from its stored deck and actions when it is first needed
 (e.g. after a restart). Other server processes on the same database are heard through a
@@ -27,20 +27,24 @@ from gonuts.bots import Bot, make_bot
 from gonuts.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
-from gonuts.server.accounts.ratings import rate_finished
 from gonuts.server.kernel.db import hash_token
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.kernel.limits import BucketMap
 from gonuts.server.kernel.metrics import Metrics
-from gonuts.server.kernel.relay import Relay, relay_for
+from gonuts.server.kernel.relay import Changes, Relay, relay_for
 from gonuts.server.kernel.thinking import HintUnavailableError, Thinker
-from gonuts.server.lobby.rules import check_name, derived_token, new_table, new_token
-from gonuts.server.lobby.tutorial import TUTORIAL_LEVEL, TutorialBot, again_level
+from gonuts.server.lobby.protocol import (
+    TUTORIAL_LEVEL,
+    TutorialBot,
+    again_level,
+    check_name,
+    derived_token,
+    new_table,
+    new_token,
+)
 from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
-from gonuts.server.play.live import REPLACEMENT_LEVEL, Changes, Conn, LiveTable, Seat, to_json
+from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable, Seat
 from gonuts.server.play.messages import (
-    error_message,
-    game_listing_json,
     hint_message,
     public_view_json,
     state_message,
@@ -49,11 +53,13 @@ from gonuts.server.play.messages import (
 from gonuts.server.play.store import (
     ActionTakenError,
     FinishedGame,
+    PlayStore,
     StoredAction,
     StoredTable,
-    TableStore,
     with_account,
 )
+from gonuts.server.transport.conn import Conn, to_json
+from gonuts.server.transport.wire import error_message
 from gonuts.view import PlayerView
 
 log = logging.getLogger("gonuts.server")
@@ -61,6 +67,8 @@ log = logging.getLogger("gonuts.server")
 E = ErrorCode
 
 BotFactory = Callable[[str, int], Bot]
+FinishedHook = Callable[[str, Game], object]
+"""(table id, the finished game): what another feature does when a game ends."""
 
 
 def _default_bot_factory(level: str, seed: int) -> Bot:
@@ -76,9 +84,9 @@ class Service:
 
     def __init__(
         self,
-        store: TableStore,
+        store: PlayStore,
         *,
-        relay: Relay | None = None,
+        relay: Relay[LiveTable] | None = None,
         metrics: Metrics | None = None,
         bot_delay: float = 0.5,
         replace_after: float = 120.0,
@@ -90,9 +98,13 @@ class Service:
         thinker: Thinker | None = None,
         hint_toggles: tuple[float, int] | None = (0.5, 5),
         clock_scale: float = 1.0,
+        on_finished: Sequence[FinishedHook] = (),
     ) -> None:
         self.store = store
-        self.relay: Relay = relay if relay is not None else relay_for(store)
+        self.on_finished: list[FinishedHook] = list(on_finished)
+        """Called (synchronously, after the commit) with each game that has just finished:
+        the accounts feature rates it (:mod:`gonuts.server.service` wires it)."""
+        self.relay: Relay[LiveTable] = relay if relay is not None else relay_for(store)
         self.metrics = metrics or Metrics()
         self.metrics.watch(self.tables_by_status)
         self.keep_finished = keep_finished
@@ -242,7 +254,7 @@ class Service:
             game = table.new_game()
             self._replay(table, game, self.store.actions_since(table_id, 0))
             table.game = game
-        self._make_bots(table)
+        self.make_bots(table)
         return table
 
     @staticmethod
@@ -287,10 +299,11 @@ class Service:
         for s in table.seats:
             if s.bot_level is None:
                 table.bots.pop(s.seat, None)
-        self._make_bots(table)
+        self.make_bots(table)
         return changes
 
-    def _make_bots(self, table: LiveTable) -> None:
+    def make_bots(self, table: LiveTable) -> None:
+        """A bot for every seat a bot plays now (bot seats, replaced players) that has none."""
         for s in table.seats:
             level = s.bot_level
             if level is not None and s.seat not in table.bots:
@@ -498,7 +511,7 @@ class Service:
             return
         self.store.update_seat(table.id, seat, replaced=True)
         table.seats[seat].replaced = True
-        self._make_bots(table)
+        self.make_bots(table)
         await self.broadcast_table(table)
         self.kick_bots(table)
 
@@ -546,7 +559,7 @@ class Service:
         if client_id is not None and client_id.startswith(CLOCK_ID):
             raise ServiceError(E.MALFORMED, f"ids starting with {CLOCK_ID!r} are the server's", 422)
         async with table.lock:
-            version, replayed = self._apply_locked(table, seat, notation, client_id)
+            version, replayed = self.apply_locked(table, seat, notation, client_id)
             if ack is not None:
                 await ack(version)
         if replayed:
@@ -560,9 +573,12 @@ class Service:
         self.kick_bots(table)
         return version, False
 
-    def _apply_locked(
+    def apply_locked(
         self, table: LiveTable, seat: int, notation: str, client_id: str | None = None
     ) -> tuple[int, bool]:
+        """Apply, store and make current ``notation`` for ``seat``: (version, replayed). The
+        caller holds ``table.lock`` (players through :meth:`act`, bots, the turn clock); a
+        refusal is a :class:`ServiceError`. Nothing is broadcast here."""
         if client_id is not None:
             done = table.acked.get((seat, client_id))
             if done is not None:
@@ -581,7 +597,7 @@ class Service:
             if not self.relay.refresh(table).state:
                 raise
             self._spawn(self.broadcast_state(table))
-            return self._apply_locked(table, seat, notation, client_id)
+            return self.apply_locked(table, seat, notation, client_id)
         seq = table.version
         stored = StoredAction(seq, seat, notation, client_id)
         finished = None
@@ -600,7 +616,7 @@ class Service:
             if not self.catch_up(table).state:
                 raise
             self._spawn(self.broadcast_state(table))
-            return self._apply_locked(table, seat, notation, client_id)
+            return self.apply_locked(table, seat, notation, client_id)
         finally:
             self._stores -= 1
         table.advance(trial, seq + 1)
@@ -608,7 +624,8 @@ class Service:
             table.remember(seat, client_id, notation, seq + 1)
         if trial.is_over:
             table.status = "finished"
-            rate_finished(self.store, table.id, trial)
+            for finished_hook in self.on_finished:
+                finished_hook(table.id, trial)
         return seq + 1, False
 
     @staticmethod
@@ -675,7 +692,7 @@ class Service:
                     continue  # the human came back while the bot was thinking
                 try:
                     async with table.lock:
-                        self._apply_locked(table, seat, action.notation)
+                        self.apply_locked(table, seat, action.notation)
                 except ServiceError:
                     continue  # the position moved on meanwhile; look again
                 self.metrics.moves.labels("bot").inc()
@@ -854,14 +871,3 @@ class Service:
         wanted = (status,) if status else ("open", "playing")
         ids = self.store.table_ids(wanted, limit, offset)
         return [table_summary(await self.get(i)) for i in ids]
-
-    def list_games(self, limit: int, offset: int) -> list[dict[str, Any]]:
-        return [game_listing_json(g) for g in self.store.finished_games(limit, offset)]
-
-    def record_text(self, game_id: str) -> str:
-        text = self.store.record(game_id)
-        if text is not None:
-            return text
-        if self.store.exists(game_id):
-            raise ServiceError(E.NOT_FINISHED)
-        raise ServiceError(E.UNKNOWN_TABLE, None, 404)

@@ -1,35 +1,32 @@
-"""One client's WebSocket session at a table (docs/protocol.md, "Live play").
+"""A client's WebSocket, frame by frame, and which feature handles each message type.
 
-Reads the client's frames (size and rate limits, :data:`~gonuts.server.play.messages.CLIENT_MESSAGE`
-parsing), turns them into calls on the service, and turns refusals into ``error`` messages.
+:class:`SocketSession` reads frames (size and rate limits), parses them with the
+:class:`Dispatcher`'s union of every registered message model, and turns refusals into
+``error`` messages; :meth:`Dispatcher.dispatch` hands each parsed message to the handler that
+registered its model (play registers ``act``, ``hints``, ``back``, …; a chat feature would
+register its ``chat`` message beside them, as boardgame.io's Master takes ``onChatMessage``
+beside ``onUpdate``). The room a socket joins (a table) is the feature's: here it is opaque.
 """
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Awaitable, Callable
+from functools import cached_property
+from typing import Annotated, Any, Generic, TypeVar, Union
 
 from fastapi import WebSocket, WebSocketDisconnect
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from gonuts.server.kernel import i18n
-from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.errors import ErrorCode
 from gonuts.server.kernel.limits import Limits, TokenBucket
-from gonuts.server.play.live import Conn, LiveTable, to_json
-from gonuts.server.play.messages import (
-    CLIENT_MESSAGE,
-    Act,
-    Back,
-    Hello,
-    Hints,
-    Lang,
-    Ping,
-    error_message,
-    table_summary,
-)
-from gonuts.server.play.service import Service
+from gonuts.server.kernel.metrics import Metrics
+from gonuts.server.transport.conn import Conn
+from gonuts.server.transport.wire import error_message
 
 E = ErrorCode
-ClientMessage = Hello | Act | Hints | Lang | Ping | Back
+S = TypeVar("S")
+M = TypeVar("M", bound=BaseModel)
 
 CLOSE_BAD_TOKEN = 4403
 CLOSE_UNKNOWN_TABLE = 4404
@@ -49,17 +46,41 @@ def first_error(exc: ValidationError) -> str:
     return f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg", "invalid"))
 
 
-class LiveSocket:
-    """One client's WebSocket session (docs/protocol.md, "Live play")."""
+class Dispatcher(Generic[S]):
+    """Client message models (each with a ``type`` literal) and their handlers, in the order
+    registered; ``S`` is the session a handler is called with."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[type[BaseModel], Callable[[S, Any], Awaitable[None]]] = {}
+
+    def on(self, model: type[M], handler: Callable[[S, M], Awaitable[None]]) -> None:
+        """Let ``handler`` answer every ``model`` message (registered before the first parse)."""
+        self.handlers[model] = handler
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any]:
+        """Parses a frame into one of the registered models (by its ``type``)."""
+        models = tuple(self.handlers)
+        union = Union[models]  # type: ignore[valid-type]  # noqa: UP007 - known at run time
+        return TypeAdapter(Annotated[union, Field(discriminator="type")])
+
+    async def dispatch(self, session: S, msg: BaseModel) -> None:
+        await self.handlers[type(msg)](session, msg)
+
+
+class SocketSession:
+    """One client's WebSocket: its frames, limits and refusals (docs/protocol.md)."""
 
     def __init__(
         self,
-        svc: Service,
         websocket: WebSocket,
+        metrics: Metrics,
+        parser: TypeAdapter[Any],
         limits: Limits | None = None,
     ) -> None:
-        self.svc = svc
         self.ws = websocket
+        self.metrics = metrics
+        self.parser = parser
         self.lang = i18n.DEFAULT_LANG
         self.limits = limits or Limits()
         rate = self.limits.ws_rate
@@ -71,7 +92,7 @@ class LiveSocket:
     async def error(
         self, code: ErrorCode, detail: str | None = None, id_: str | None = None
     ) -> None:
-        self.svc.metrics.error(code)
+        self.metrics.error(code)
         await self.conn.send(error_message(code, self.lang, detail, id_))
 
     async def within_rate(self) -> bool:
@@ -112,124 +133,12 @@ class LiveSocket:
             return None
         return str(text)
 
-    async def wait_hello(self) -> Hello:
-        while True:
-            text = await self.receive()
-            msg = await self.parse(text) if text is not None else None
-            if isinstance(msg, Hello):
-                return msg
-            if msg is not None:
-                await self.error(E.MALFORMED, "send hello first")
-
-    async def parse(self, text: str) -> ClientMessage | None:
+    async def parse(self, text: str) -> Any:
         try:
-            return CLIENT_MESSAGE.validate_json(text)
+            return self.parser.validate_json(text)
         except ValidationError as exc:
             await self.error(E.MALFORMED, first_error(exc))
             return None
 
-    async def run(self, table_id: str) -> None:
-        try:
-            try:
-                table = await self.svc.get(table_id)
-            except ServiceError:
-                await self.error(E.UNKNOWN_TABLE)
-                await self.conn.close(CLOSE_UNKNOWN_TABLE, "unknown table")
-                return
-            timeout = self.limits.hello_timeout
-            try:
-                async with asyncio.timeout(timeout):
-                    hello = await self.wait_hello()
-            except TimeoutError:
-                await self.error(E.MALFORMED, f"send hello within {timeout:g} s")
-                await self.conn.close(CLOSE_POLICY, "no hello")
-                return
-            self.lang = self.conn.lang = i18n.normalize(hello.lang) or i18n.DEFAULT_LANG
-            seat: int | None = None
-            if hello.token is not None:
-                try:
-                    seat = self.svc.seat_for_token(table, hello.token)
-                except ServiceError:
-                    await self.error(E.BAD_TOKEN)
-                    await self.conn.close(CLOSE_BAD_TOKEN, "bad token")
-                    return
-            # the same object the others use (a finished table may have been let go meanwhile)
-            table = await self.svc.get(table_id)
-            cap = self.limits.max_spectators
-            watching = sum(1 for c in table.conns if c.seat is None)
-            if seat is None and cap is not None and watching >= cap:
-                await self.error(E.TABLE_FULL, f"at most {cap} spectators")
-                await self.conn.close(CLOSE_POLICY, "table full")
-                return
-            await self.session(table, seat)
-        except WebSocketDisconnect:
-            return
 
-    async def session(self, table: LiveTable, seat: int | None) -> None:
-        conn = self.conn
-        conn.seat = seat
-        await self.svc.connect(table, conn)
-        try:
-            s = table.seats[seat] if seat is not None else None
-            summary = table_summary(table)
-            conn.last_summary = to_json({"type": "table", "table": summary})
-            await conn.send(
-                {
-                    "type": "welcome",
-                    "seat": seat,
-                    "name": s.name if s is not None else None,
-                    "spectator": seat is None,
-                    "hints": s.hints if s is not None else False,
-                    "lang": self.lang,
-                    "table": summary,
-                }
-            )
-            await self.svc.send_state(table, conn, full=True)
-            if seat is not None:
-                self.svc.schedule_hints(table)
-            while True:
-                text = await self.receive()
-                msg = await self.parse(text) if text is not None else None
-                if msg is not None:
-                    await self.handle(table, conn, msg)
-        finally:
-            await self.svc.disconnect(table, conn)
-
-    async def handle(self, table: LiveTable, conn: Conn, msg: ClientMessage) -> None:
-        if isinstance(msg, Ping):
-            await conn.send({"type": "pong"})
-        elif isinstance(msg, Hello):
-            await self.error(E.MALFORMED, "hello was already sent")
-        elif isinstance(msg, Lang):
-            lang = i18n.normalize(msg.lang)
-            if lang is None:
-                await self.error(E.UNKNOWN_LANGUAGE)
-                return
-            self.lang = conn.lang = lang
-            await self.svc.send_state(table, conn, full=True)
-        elif isinstance(msg, Hints):
-            try:
-                await self.svc.set_hints(table, conn, msg.on)
-            except ServiceError as exc:
-                await self.error(exc.code, exc.detail)
-        elif isinstance(msg, Back):
-            try:
-                await self.svc.clock.back(table, conn)
-            except ServiceError as exc:
-                await self.error(exc.code, exc.detail)
-        else:
-            if conn.seat is None:
-                await self.error(E.SPECTATOR, None, msg.id)
-                return
-            action, id_ = msg.action, msg.id
-
-            async def ack(version: int) -> None:
-                await conn.send({"type": "ack", "id": id_, "action": action, "version": version})
-
-            try:
-                await self.svc.act(table, conn.seat, action, ack, client_id=id_)
-            except ServiceError as exc:
-                await self.error(exc.code, exc.detail, id_)
-
-
-__all__ = ["CLOSE_RESTART", "LiveSocket", "first_error"]
+__all__ = ["CLOSE_RESTART", "Dispatcher", "SocketSession", "first_error"]

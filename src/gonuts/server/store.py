@@ -1,0 +1,19 @@
+"""The server's database as one object: every feature's store on one engine.
+
+Each feature owns its SQL (``play/store.py``, ``games/store.py``, ``accounts/store.py``, all on
+:class:`~gonuts.server.kernel.db.Database`); the app, the command line and the tests open the
+database once, as a :class:`TableStore`, and hand each feature its part.
+"""
+
+from __future__ import annotations
+
+from gonuts.server.accounts.store import AccountStore
+from gonuts.server.games.store import GamesStore
+from gonuts.server.play.store import PlayStore
+
+
+class TableStore(PlayStore, GamesStore, AccountStore):
+    """Tables, seats, actions, finished games, accounts, sessions and ratings."""
+
+
+__all__ = ["TableStore"]
