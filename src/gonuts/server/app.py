@@ -114,7 +114,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), name="static")
     app.include_router(probes_router(svc.readiness, svc.metrics))
     app.include_router(start_router(lim, BOT_LEVELS))
-    app.include_router(lobby_router(svc, lim))
+    app.include_router(lobby_router(svc.lobby, lim))
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
     accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(svc.store)

@@ -8,12 +8,15 @@ others (they meet here and in :mod:`gonuts.server.app`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from gonuts.game import Game
 from gonuts.server.accounts.ratings import rate_finished
 from gonuts.server.games.service import Games
+from gonuts.server.lobby.service import Lobby
 from gonuts.server.play import service as play
+from gonuts.server.play.protocol import LiveTable, StoredTable
 from gonuts.server.store import TableStore
 
 
@@ -27,9 +30,49 @@ class Service(play.Service):
         self.on_finished.append(self.rate)
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
+        self.lobby = Lobby(self)
+        """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
+
+    # -- the lobby's steps, here too (the routes and the tests call them on the service) ---------
+
+    async def create_table(
+        self,
+        seats: Sequence[tuple[str, str | None]],
+        name: str | None,
+        lang: str,
+        *,
+        variants: Sequence[str] = (),
+        account: int | None = None,
+        clock: int | None = None,
+    ) -> tuple[LiveTable, int | None, str | None]:
+        return await self.lobby.create_table(
+            seats, name, lang, variants=variants, account=account, clock=clock
+        )
+
+    async def open_table(self, stored: StoredTable) -> LiveTable:
+        return await self.lobby.open_table(stored)
+
+    async def join(
+        self,
+        table_id: str,
+        name: str,
+        seat: int | None = None,
+        *,
+        token: str | None = None,
+        account: int | None = None,
+    ) -> tuple[int, str]:
+        return await self.lobby.join(table_id, name, seat, token=token, account=account)
+
+    async def again(self, table_id: str, token: str | None, lang: str) -> tuple[str, int, str]:
+        return await self.lobby.again(table_id, token, lang)
+
+    async def list_tables(
+        self, status: str | None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        return await self.lobby.list_tables(status, limit, offset)
 
 
 __all__ = ["Service"]

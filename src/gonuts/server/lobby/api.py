@@ -13,17 +13,18 @@ from gonuts.server.accounts.protocol import CurrentAccount
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.kernel.limits import Limits, TableQuota
 from gonuts.server.lobby.messages import CreateTable, CreateTutorial, JoinTable, Seated, TableList
+from gonuts.server.lobby.service import Lobby
 from gonuts.server.lobby.tutorial import tutorial_table
 from gonuts.server.play.protocol import TableSummary, default_clock, table_summary
-from gonuts.server.play.service import Service
 from gonuts.server.transport.middleware import bearer, client_key, request_lang
 from gonuts.server.transport.routes import AuthHeader, api_router
 
 E = ErrorCode
 
 
-def lobby_router(svc: Service, lim: Limits) -> APIRouter:
+def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
     """``/api/tables`` (list, create, one table, join, again) and ``/api/tutorial``."""
+    svc = lobby.play
     quota = TableQuota(lim.max_open_tables)
     api = api_router()
 
@@ -34,7 +35,7 @@ def lobby_router(svc: Service, lim: Limits) -> APIRouter:
         offset: Annotated[int, Query(ge=0, le=1 << 31)] = 0,
     ) -> dict[str, Any]:
         """Newest first, ``limit`` at a time: every table can be reached with ``offset``."""
-        return {"tables": await svc.list_tables(status, limit, offset)}
+        return {"tables": await lobby.list_tables(status, limit, offset)}
 
     def unfinished(table_id: str) -> bool:
         table = svc.tables.get(table_id)
@@ -52,7 +53,7 @@ def lobby_router(svc: Service, lim: Limits) -> APIRouter:
             raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
         made: str | None = None
         try:
-            table, seat, token = await svc.create_table(
+            table, seat, token = await lobby.create_table(
                 seats,
                 account.name if account is not None else body.name,
                 request_lang(request),
@@ -75,7 +76,7 @@ def lobby_router(svc: Service, lim: Limits) -> APIRouter:
         made: str | None = None
         try:
             stored, seat, token = tutorial_table(body.name, request_lang(request))
-            table = await svc.open_table(stored)
+            table = await lobby.open_table(stored)
             made = table.id
         finally:
             quota.settle(key, made)
@@ -96,7 +97,7 @@ def lobby_router(svc: Service, lim: Limits) -> APIRouter:
         seat = svc.held_seat(table, token)
         if seat is None or token is None:
             name = account.name if account is not None else body.name
-            seat, token = await svc.join(
+            seat, token = await lobby.join(
                 table_id, name, account=account.id if account is not None else None
             )
         return {"table": table_summary(await svc.get(table_id)), "seat": seat, "token": token}
@@ -113,7 +114,7 @@ def lobby_router(svc: Service, lim: Limits) -> APIRouter:
             raise ServiceError(E.TOO_MANY_TABLES, f"at most {lim.max_open_tables}", 429)
         new_id: str | None = None
         try:
-            new_id, seat, token = await svc.again(
+            new_id, seat, token = await lobby.again(
                 table_id, bearer(authorization), request_lang(request)
             )
         finally:

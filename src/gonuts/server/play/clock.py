@@ -16,6 +16,9 @@ before it sends a state, :meth:`TurnClock.arm` when it kicks the bots, :meth:`Tu
 after a player's own action and :meth:`TurnClock.welcome` after a full state; the rest is here.
 Deadlines live on the :class:`~gonuts.server.play.live.LiveTable` in this process's monotonic clock:
 a restarted server gives every pending decision a fresh deadline (docs/server.md).
+
+Over 500 lines (about 510), on purpose: :class:`TurnClock`'s timers, strike counts and
+announcements share one watch state per table; split, that state would travel between modules.
 """
 
 from __future__ import annotations

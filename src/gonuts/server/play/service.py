@@ -1,4 +1,4 @@
-"""The table manager: which tables are live, the lobby, presence, moves, bots and hints.
+"""Play's service: which tables are live, presence, moves, bots, hints and broadcasts.
 
 The database is the source of truth (:class:`~gonuts.server.play.store.PlayStore`). Every accepted
 action is applied to a copy of the game, stored, and only then made current, acknowledged and
@@ -7,15 +7,16 @@ broadcast. A table's game is rebuilt from its stored deck and actions when it is
 :class:`~gonuts.server.kernel.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
 (:mod:`gonuts.server.play.messages`) ever leaves this module.
 
-(About 640 lines, on purpose: every path that changes a live table — lobby, presence, moves,
-bots — takes that table's lock, and keeping them in one class keeps that discipline in one
-place. Storage, relay, messages, lobby rules and the socket are their own modules.)
+Over 500 lines (about 750), on purpose: every path that changes a live table — loading and
+catching up, presence, moves, bots, hints, broadcasts — takes that table's lock, and keeping
+them in one class keeps that discipline in one place. The lobby's steps
+(:mod:`gonuts.server.lobby.service`), storage, relay, messages, the clock and the socket are
+their own modules.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import secrets
 import time
@@ -36,11 +37,6 @@ from gonuts.server.kernel.thinking import HintUnavailableError, Thinker
 from gonuts.server.lobby.protocol import (
     TUTORIAL_LEVEL,
     TutorialBot,
-    again_level,
-    check_name,
-    derived_token,
-    new_table,
-    new_token,
 )
 from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
 from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable, Seat
@@ -55,8 +51,6 @@ from gonuts.server.play.store import (
     FinishedGame,
     PlayStore,
     StoredAction,
-    StoredTable,
-    with_account,
 )
 from gonuts.server.transport.conn import Conn, to_json
 from gonuts.server.transport.wire import error_message
@@ -312,80 +306,6 @@ class Service:
                     TutorialBot(seed) if level == TUTORIAL_LEVEL else self.bot_factory(level, seed)
                 )
 
-    # -- lobby ------------------------------------------------------------------------------------
-
-    async def create_table(
-        self,
-        seats: Sequence[tuple[str, str | None]],
-        name: str | None,
-        lang: str,
-        *,
-        variants: Sequence[str] = (),
-        account: int | None = None,
-        clock: int | None = None,
-    ) -> tuple[LiveTable, int | None, str | None]:
-        """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one);
-        ``account``: the signed-in creator's, linked to their seat (rated games)."""
-        stored, my_seat, token = new_table(seats, name, lang, variants)
-        stored = dataclasses.replace(stored, clock=clock)  # (``clock``: the turn clock, s)
-        if account is not None and my_seat is not None:
-            stored = with_account(stored, my_seat, account)
-        self.store.create(stored)
-        table = await self.get(stored.id)
-        await self._maybe_start(table)
-        return table, my_seat, token
-
-    async def open_table(self, stored: StoredTable) -> LiveTable:
-        """Store a table made elsewhere (the tutorial's) and make it live; started if full."""
-        self.store.create(stored)
-        table = await self.get(stored.id)
-        await self._maybe_start(table)
-        return table
-
-    async def join(
-        self,
-        table_id: str,
-        name: str,
-        seat: int | None = None,
-        *,
-        token: str | None = None,
-        account: int | None = None,
-    ) -> tuple[int, str]:
-        """Take a free human seat (``seat`` if given and free, else the first).
-
-        ``token`` (made by the server, e.g. :func:`~gonuts.server.lobby.rules.derived_token`): the
-        seat's token; if it already holds a seat here, that seat is the answer (one token, one
-        seat per table). ``account``: the signed-in player's, linked to the seat; an account
-        holds one seat per table (rated games are played against others).
-        """
-        name = check_name(name)
-        table = await self.get(table_id)
-        async with table.lock:
-            self.relay.refresh(table)  # another process may have seated someone
-            held = self.held_seat(table, token)
-            if held is not None and token is not None:
-                return held, token
-            if table.status != "open":
-                raise ServiceError(E.TABLE_FULL, "the game has already started")
-            if account is not None and self.store.account_seat(table.id, account) is not None:
-                raise ServiceError(E.TABLE_FULL, "your account already has a seat here")
-            free = [s for s in table.seats if s.kind == "human" and not s.taken]
-            if not free:
-                raise ServiceError(E.TABLE_FULL)
-            chosen = next((s for s in free if s.seat == seat), free[0])
-            token = token or new_token()
-            if not self.store.take_seat(table.id, chosen.seat, name, hash_token(token), account):
-                # taken just now through another process (perhaps for this very token)
-                self.catch_up(table)
-                held = self.held_seat(table, token)
-                if held is not None:
-                    return held, token
-                raise ServiceError(E.TABLE_FULL, "the seat was just taken; try again")
-            chosen.name, chosen.token_hash = name, hash_token(token)
-        await self.broadcast_table(table)
-        await self._maybe_start(table)
-        return chosen.seat, token
-
     def seat_for_token(self, table: LiveTable, token: str | None) -> int:
         """The seat ``token`` holds at ``table``; ``bad_token`` otherwise."""
         seat = self.held_seat(table, token)
@@ -403,7 +323,9 @@ class Service:
                     return s.seat
         return None
 
-    async def _maybe_start(self, table: LiveTable) -> None:
+    async def start_if_full(self, table: LiveTable) -> None:
+        """Start the game of an open table whose seats are all taken (the lobby calls it after
+        creating a table or seating someone); tell its sockets and wake its bots."""
         async with table.lock:
             if table.status == "open" and not all(s.taken for s in table.seats):
                 # the last two seats may be taken at once on two processes: each looks at the
@@ -417,41 +339,6 @@ class Service:
         await self.broadcast_table(table)
         await self.broadcast_state(table)
         self.kick_bots(table)
-
-    async def again(self, table_id: str, token: str | None, lang: str) -> tuple[str, int, str]:
-        """Play again: a new table with the same seats; the caller keeps their seat."""
-        table = await self.get(table_id)
-        seat = self.seat_for_token(table, token)
-        if table.status != "finished":
-            async with table.lock:
-                self.relay.refresh(table)  # the last move may have been made on another process
-        if table.status != "finished":
-            raise ServiceError(E.NOT_FINISHED)
-        me = table.seats[seat]
-        created = False
-        async with table.lock:
-            if table.next_table is None:
-                # after the first-game guide, a real game: the coach's seat is an easy bot
-                seats = [(s.kind, again_level(s.level)) for s in table.seats]
-                new, _, _ = new_table(seats, None, lang, table.variants)
-                new = dataclasses.replace(new, clock=table.clock)
-                table.next_table, created = self.store.create_next(table.id, new)
-        next_id = table.next_table
-        assert next_id is not None
-        if created:
-            await self._maybe_start(await self.get(next_id))
-            message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
-            for conn in list(table.conns):
-                await conn.send(message)
-        assert token is not None  # (seat_for_token accepted it)
-        new_seat, new_token = await self.join(
-            next_id,
-            me.name or f"Player {seat + 1}",
-            seat,
-            token=derived_token(token, next_id),
-            account=self.store.seat_account(table.id, seat),
-        )
-        return next_id, new_seat, new_token
 
     # -- presence ---------------------------------------------------------------------------------
 
@@ -862,12 +749,3 @@ class Service:
         ``reason`` are sent first; all at once, so one that does not read delays nobody."""
         conns = [c for t in list(self._tables.values()) for c in list(t.conns)]
         await asyncio.gather(*(c.close(code, reason) for c in conns))
-
-    # -- listings and records ---------------------------------------------------------------------
-
-    async def list_tables(
-        self, status: str | None, limit: int = 100, offset: int = 0
-    ) -> list[dict[str, Any]]:
-        wanted = (status,) if status else ("open", "playing")
-        ids = self.store.table_ids(wanted, limit, offset)
-        return [table_summary(await self.get(i)) for i in ids]

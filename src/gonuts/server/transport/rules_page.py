@@ -3,108 +3,13 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Final
+from typing import Any, Final
 
 from gonuts.cards import KIND_BY_ID, MAX_PLAYERS, kind_count
 from gonuts.server.kernel import i18n
 
-_TEXT: Final[dict[str, dict[str, object]]] = {
-    "en": {
-        "title": "How to play Go Nuts for Donuts",
-        "back": "Back to the game",
-        "sections": [
-            ("Goal", ["Collect the donuts that score the most points by the end of the game."]),
-            ("A round", [
-                "The donut row holds one card more than there are players; its positions are "
-                "numbered from 1.",
-                "Everyone secretly chooses a position. Your choice is locked in, the others stay "
-                "hidden until everyone has chosen; then all choices are revealed together.",
-                "Position by position from 1: a card chosen by exactly one player goes to that "
-                "player; a card chosen by two or more players is discarded and nobody gets it.",
-                "A card with a ★ has a power that acts at once, only when taken from the row.",
-                "Empty positions are refilled from the deck, in order, and a new round begins.",
-            ]),
-            ("End of the game", [
-                "The game ends when the deck cannot refill the row. Highest score wins; tied, "
-                "the player with more cards wins; still tied, they share the victory.",
-            ]),
-            ("Cards by player count", [
-                "A card's colour and dots show the smallest number of players it is used with: "
-                "green 2, pink 3, purple 4, blue 5–6.",
-            ]),
-        ],
-        "cards": "The donuts", "points": "Points", "power": "★ Power", "players": "players",
-        "copies": "Copies by player count (one per colour in play)",
-    },
-    "es": {
-        "title": "Cómo se juega a Go Nuts for Donuts",
-        "back": "Volver al juego",
-        "sections": [
-            ("Objeto del juego", [
-                "Si dos o más jugadores eligen la misma dona, nadie la obtiene. ¡Elige tus donas "
-                "sabiamente y consigue la mayor cantidad de puntos para cuando se acaben todas "
-                "las donas!",
-            ]),
-            ("Cómo se juega", [
-                "La fila de donas tiene tantas cartas como jugadores más una; sus posiciones se "
-                "numeran desde 1.",
-                "Cada jugador elige en secreto qué carta quiere de la fila. Tu elección queda "
-                "fijada y las de los demás siguen ocultas; cuando todos han elegido, se revelan "
-                "simultáneamente.",
-                "Comenzando con el número de selección más bajo: si dos o más jugadores eligieron "
-                "la misma carta, nadie la recibe y se descarta; si eres el único jugador que la "
-                "elige, la tomas.",
-                "Si una carta tiene una ★, tiene un poder especial que se activa inmediatamente "
-                "cuando se toma de la fila de donas (solo entonces).",
-                "Los espacios vacíos se rellenan en orden numérico con cartas del mazo y empieza "
-                "una nueva ronda.",
-            ]),
-            ("Fin del juego", [
-                "El juego termina cuando no hay suficientes donas para reponer completamente la "
-                "fila. Gana el total más alto; si hay empate, gana el jugador con más cartas; si "
-                "siguen empatados, comparten la victoria.",
-            ]),
-            ("Cartas según el número de jugadores", [
-                "Cada carta tiene un fondo de color y puntos que indican el número mínimo de "
-                "jugadores: verde 2, rosa 3, morado 4, azul 5–6.",
-            ]),
-        ],
-        "cards": "Las donas", "points": "Puntos", "power": "★ Poder", "players": "jugadores",
-        "copies": "Copias según el número de jugadores (una por color en juego)",
-    },
-    "it": {
-        "title": "Come si gioca a Go Nuts for Donuts",
-        "back": "Torna al gioco",
-        "sections": [
-            ("Obiettivo", [
-                "Ottieni più ciambelle che puoi per ottenere il punteggio più alto alla fine del "
-                "gioco.",
-            ]),
-            ("Gameplay", [
-                "Un gioco è composto da diversi round. All'inizio di un round, la fila di "
-                "ciambelle ha tante carte quanti i giocatori più 1.",
-                "Ogni giocatore sceglie segretamente una posizione. La tua scelta è bloccata e "
-                "quelle degli altri restano nascoste; poi tutti rivelano le proprie scelte.",
-                "Se una carta viene scelta da una persona, la ottiene. Se viene scelta da 2 o più "
-                "persone, viene scartata.",
-                "I poteri delle carte (★) si attivano dalla carta numero 1 fino all'ultima quando "
-                "le carte vengono prese dalla fila.",
-            ]),
-            ("Fine del gioco", [
-                "Quando non ci sono abbastanza carte nel mazzo per riempire la fila, il gioco "
-                "finisce e vince il punteggio più alto. In caso di pareggio, vince il giocatore "
-                "con più carte. Se c'è ancora un pareggio, condividono la vittoria.",
-            ]),
-            ("Carte per numero di giocatori", [
-                "Il colore e i puntini di una carta indicano il numero minimo di giocatori: verde "
-                "2, rosa 3, viola 4, blu 5–6.",
-            ]),
-        ],
-        "cards": "Elenco delle ciambelle", "points": "Punti", "power": "★ Potere",
-        "players": "giocatori",
-        "copies": "Copie per numero di giocatori (una per colore in gioco)",
-    },
-}  # fmt: skip
+_TEXT: Final[dict[str, dict[str, Any]]] = i18n.texts("rules")
+"""The page's words in each language (the ``rules`` of ``web/i18n/server/<lang>.json``)."""
 
 _COLOURS: Final = {"green": "#3c9a4a", "pink": "#d6538c", "purple": "#7b4fb8", "blue": "#2f74c0"}
 
