@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 from starlette.testclient import TestClient
 
 from gonuts.server import create_app
-from gonuts.server.db import normalize_url
+from gonuts.server.kernel.db import normalize_url
 from web.helpers import AppFactory
 
 PG_ENV = "GONUTS_TEST_PG_URL"

@@ -73,7 +73,7 @@ def receive_until(ws: Any, kind: str, log: list[dict[str, Any]] | None = None) -
 
 
 class Inbox:
-    """A WebSocket stand-in (a :class:`~gonuts.server.live.Conn`'s sender) that keeps what
+    """A WebSocket stand-in (a :class:`~gonuts.server.transport.conn.Conn`'s sender) that keeps what
     it is sent."""
 
     def __init__(self) -> None:

@@ -20,11 +20,11 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from gonuts.server.accounts import COOKIE, Accounts, dummy_hash
-from gonuts.server.accounts_api import SignInLimits
-from gonuts.server.db import AccountSessionRow, utcnow
-from gonuts.server.limits import BucketMap, Limits
-from gonuts.server.ratings import display
+from gonuts.server.accounts.api import SignInLimits
+from gonuts.server.accounts.ratings import display
+from gonuts.server.accounts.service import COOKIE, Accounts, dummy_hash
+from gonuts.server.kernel.db import AccountSessionRow, utcnow
+from gonuts.server.kernel.limits import BucketMap, Limits
 from web.helpers import AppFactory, auth, error_code, state, wait_until
 
 PASSWORD = "correct horse battery"

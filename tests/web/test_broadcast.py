@@ -17,10 +17,11 @@ import time
 from typing import Any
 
 from gonuts.game import Game
-from gonuts.server.live import CLOSE_SLOW, Conn, LiveTable
-from gonuts.server.messages import event_json, view_json
+from gonuts.server.play.live import LiveTable
+from gonuts.server.play.messages import event_json, view_json
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import CLOSE_SLOW, Conn
 from web.helpers import Inbox
 
 

@@ -17,12 +17,13 @@ import pytest
 from sqlalchemy import text
 from starlette.testclient import TestClient
 
-from gonuts.server.clock import CLOCK_ID, DEFAULT_CLOCK, STRIKES, benches, default_clock
-from gonuts.server.errors import ServiceError
-from gonuts.server.live import Conn, LiveTable
-from gonuts.server.messages import SERVER_MESSAGE, table_summary
+from gonuts.server.kernel.errors import ServiceError
+from gonuts.server.play.clock import CLOCK_ID, DEFAULT_CLOCK, STRIKES, benches, default_clock
+from gonuts.server.play.live import LiveTable
+from gonuts.server.play.messages import SERVER_MESSAGE, table_summary
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 from web.helpers import Inbox, error_code
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]

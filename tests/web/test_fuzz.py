@@ -22,9 +22,9 @@ from sqlalchemy import Engine, inspect, text
 from starlette.testclient import TestClient
 
 from gonuts.server import create_app
-from gonuts.server.db import make_engine
-from gonuts.server.errors import ErrorCode
-from gonuts.server.limits import Limits
+from gonuts.server.kernel.db import make_engine
+from gonuts.server.kernel.errors import ErrorCode
+from gonuts.server.kernel.limits import Limits
 from web.helpers import create, hello, receive_until, wait_until
 from web.test_ws import play_to_end
 

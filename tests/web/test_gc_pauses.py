@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 from gonuts.game import Game
-from gonuts.server import messages
-from gonuts.server.live import Conn
+from gonuts.server.play import messages
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 
 
 class Sink:

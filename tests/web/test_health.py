@@ -7,7 +7,7 @@ from alembic import command
 from sqlalchemy import create_engine
 from starlette.testclient import TestClient
 
-from gonuts.server.db import alembic_config, head_revision, make_engine, migrate
+from gonuts.server.kernel.db import alembic_config, head_revision, make_engine, migrate
 from web.helpers import AppFactory
 
 

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from starlette.testclient import TestClient
 
 from gonuts.bots import hint as real
-from gonuts.server import thinking
+from gonuts.server.kernel import thinking
 from gonuts.server.service import Service
 from web.helpers import AppFactory, create, hello, receive_until
 

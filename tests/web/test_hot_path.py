@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from gonuts.game import Game
-from gonuts.server.live import Conn, LiveTable
+from gonuts.server.play.live import LiveTable
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 from web.helpers import Inbox
 
 FOUR_HUMANS: list[tuple[str, str | None]] = [("human", None)] * 4

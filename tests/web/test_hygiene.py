@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from starlette.types import Message
 from starlette.websockets import WebSocketDisconnect
 
-from gonuts.server.limits import Limits
+from gonuts.server.kernel.limits import Limits
 from web.helpers import AppFactory, create, error_code
 
 BOT = {"kind": "bot", "level": "easy"}

@@ -12,9 +12,10 @@ from gonuts.cards import KINDS, deck_counts
 from gonuts.events import Event, EventType
 from gonuts.game import Game
 from gonuts.record import Record
-from gonuts.server import i18n
-from gonuts.server.messages import breakdown_json, replay_data
-from gonuts.server.rules_page import rules_html
+from gonuts.server.games.messages import replay_data
+from gonuts.server.kernel import i18n
+from gonuts.server.play.messages import breakdown_json
+from gonuts.server.transport.rules_page import rules_html
 
 # English words of gonuts.scoring's reasons; none may appear in another language's reasons.
 ENGLISH_REASON_WORDS = re.compile(

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from gonuts.server import create_app
-from gonuts.server.limits import BucketMap, Limits, TableQuota, TokenBucket
+from gonuts.server.kernel.limits import BucketMap, Limits, TableQuota, TokenBucket
 from web.helpers import (
     AppFactory,
     auth,

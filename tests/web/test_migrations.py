@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.rng import seeded_shuffle
-from gonuts.server.db import (
+from gonuts.server.kernel.db import (
     FIRST_REVISION,
     Base,
     alembic_config,

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from gonuts.server.errors import ServiceError
-from gonuts.server.live import Conn
-from gonuts.server.messages import table_summary
-from gonuts.server.relay import PgRelay
+from gonuts.server.kernel.errors import ServiceError
+from gonuts.server.kernel.relay import PgRelay
+from gonuts.server.play.messages import table_summary
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 from web.helpers import Inbox
 
 TWO_HUMANS: list[tuple[str, str | None]] = [("human", None), ("human", None)]
@@ -44,7 +44,7 @@ def run(pg_url: str, body: Callable[[Service, Service], Awaitable[None]], **kw: 
     asyncio.run(main())
 
 
-def relay(svc: Service) -> PgRelay:
+def relay(svc: Service) -> PgRelay[Any]:
     """The service's LISTEN / NOTIFY relay (PostgreSQL gives every service one)."""
     assert isinstance(svc.relay, PgRelay)
     return svc.relay

@@ -1,12 +1,13 @@
-"""Ratings (gonuts.server.ratings): places by the rules' winning order, openskill Plackett–Luce
-updates with fixed bot and guest ratings, the displayed scale, and a game rated once."""
+"""Ratings (gonuts.server.accounts.ratings): places by the rules' winning order, openskill
+Plackett–Luce updates with fixed bot and guest ratings, the displayed scale, and a
+game rated once."""
 
 from __future__ import annotations
 
 import pytest
 
 from gonuts.game import Game
-from gonuts.server.ratings import (
+from gonuts.server.accounts.ratings import (
     BOT_RATINGS,
     GUEST_RATING,
     NEW_RATING,
@@ -16,7 +17,9 @@ from gonuts.server.ratings import (
     rate,
     rate_finished,
 )
-from gonuts.server.store import RatedSeat, StoredSeat, StoredTable, TableStore, with_account
+from gonuts.server.accounts.store import RatedSeat
+from gonuts.server.play.store import StoredSeat, StoredTable, with_account
+from gonuts.server.store import TableStore
 
 
 def account(seat: int, account_id: int, mu: float = 25.0, sigma: float = 25 / 3) -> RatedSeat:

@@ -26,10 +26,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gonuts.cli.serve import JsonLines, SettingError, resolve
-from gonuts.server.live import Conn
 from gonuts.server.service import Service
-from gonuts.server.socket import CLOSE_RESTART
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
+from gonuts.server.transport.socket import CLOSE_RESTART
 from web.helpers import AppFactory, Inbox, auth, create, hello, receive_until
 
 TWO_HUMANS = [{"kind": "human"}, {"kind": "human"}]

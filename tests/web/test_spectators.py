@@ -41,14 +41,14 @@ SERVER = """
 import json, sys
 import uvicorn
 from gonuts.server import create_app
-from gonuts.server.http import guarded_protocol
-from gonuts.server.limits import Limits
+from gonuts.server.transport.http import guarded_protocol
+from gonuts.server.kernel.limits import Limits
 port, db, limits = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
 app = create_app(db, limits=Limits(**limits), bot_delay=0.5)
 uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536,
             http=guarded_protocol(10.0, None))
 """
-"""A ``gonuts serve`` with the given :class:`~gonuts.server.limits.Limits` fields."""
+"""A ``gonuts serve`` with the given :class:`~gonuts.server.kernel.limits.Limits` fields."""
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""Bots and hints in worker processes, fairly queued (issue 17 item 8; gonuts.server.thinking).
+"""Bots and hints in worker processes, fairly queued (issue 17 item 8;
+gonuts.server.kernel.thinking).
 
 The pool decides legal moves; a killed worker is replaced and its decision retried; a failing
 worker falls back to the cheap bot; the queue is bounded (hints refused, bots wait) and fair (one
@@ -26,9 +27,9 @@ from starlette.testclient import TestClient
 
 from gonuts import Game
 from gonuts.cli.serve import SettingError, resolve
-from gonuts.server import thinking
-from gonuts.server.metrics import Metrics
-from gonuts.server.thinking import HintUnavailableError, Job, Thinker, workers_from_env
+from gonuts.server.kernel import thinking
+from gonuts.server.kernel.metrics import Metrics
+from gonuts.server.kernel.thinking import HintUnavailableError, Job, Thinker, workers_from_env
 from gonuts.view import PlayerView
 from web.helpers import AppFactory, create, wait_until
 
@@ -105,7 +106,7 @@ def test_a_killed_worker_is_replaced_and_the_decision_retried() -> None:
 
 SERVER = """
 import asyncio, os, sys
-from gonuts.server.thinking import Thinker
+from gonuts.server.kernel.thinking import Thinker
 
 async def main():
     t = Thinker(1)

@@ -13,7 +13,7 @@ from gonuts.bots import RandomBot
 from gonuts.cards import KIND_IDS, canonical_deck
 from gonuts.events import Event, EventType
 from gonuts.game import Game
-from gonuts.server.tutorial import (
+from gonuts.server.lobby.tutorial import (
     COACH_NAMES,
     SUGGESTED,
     TUTORIAL_LEVEL,

@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import gonuts.server.app as app_module
+import gonuts.server.games.api as app_module
 from gonuts.errors import RecordError
 from gonuts.game import Game
 from gonuts.record import Record
-from gonuts.server import messages
-from gonuts.server.cache import ByteLRU
-from gonuts.server.errors import ServiceError
-from gonuts.server.messages import replay_data as real
-from gonuts.server.work import BoundedPool, check_record_names
+from gonuts.server.games.messages import replay_data as real
+from gonuts.server.kernel.cache import ByteLRU
+from gonuts.server.kernel.errors import ServiceError
+from gonuts.server.kernel.work import BoundedPool, check_record_names
+from gonuts.server.play import messages
 from web.helpers import AppFactory, error_code
 
 

@@ -13,8 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from gonuts.cards import KIND_IDS, canonical_deck
-from gonuts.server import lobby
-from gonuts.server.limits import Limits
+from gonuts.server.kernel.limits import Limits
+from gonuts.server.lobby import rules as lobby
 from gonuts.variants import SPRINKLED_ANY_CARD, TWIST_PASS_ANY, VARIANTS
 from web.helpers import AppFactory, auth, create, error_code, state
 

@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, text
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from gonuts.server.messages import SERVER_MESSAGE
+from gonuts.server.play.messages import SERVER_MESSAGE
 from web.helpers import create, hello, receive_until
 
 BOTS2 = [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "medium"}]
@@ -142,7 +142,7 @@ def test_full_game_against_two_bots_with_spectator(client: TestClient, db_url: s
         assert any(e["type"] == "game_over" for m in states for e in m["events"])
     for m in log:
         assert_secret_safe(m, 0, deck)
-    # every message is one of the protocol's models (gonuts.server.messages)
+    # every message is one of the protocol's models (gonuts.server.play.messages)
     kinds = {type(SERVER_MESSAGE.validate_python(m)).__name__ for m in [*log, *watched, welcome]}
     assert kinds >= {"Welcome", "State", "Ack", "HintMessage", "TableMessage", "Pong"}, kinds
     assert any(m["type"] == "state" and not m["view"]["over"] for m in watched)

@@ -12,6 +12,7 @@ import random
 from typing import Final, Protocol, runtime_checkable
 
 from gonuts.actions import Action
+from gonuts.bots.budget import parse_budget
 from gonuts.bots.greedy import GreedyBot
 from gonuts.bots.mcts import MCTSBot
 from gonuts.errors import NotYourTurnError
@@ -109,24 +110,6 @@ HARD_NEURAL_TABLES: Final = frozenset({2, 4})
 of at least 96 games showed it stronger than ``mcts`` at about a second a decision."""
 
 
-def parse_budget(spec: str) -> tuple[int | None, float | None]:
-    """``"500"`` → 500 iterations; ``"0.5s"`` → 0.5 seconds. ``ValueError`` otherwise."""
-    try:
-        if spec.endswith("s"):
-            seconds = float(spec[:-1])
-            if seconds > 0:
-                return None, seconds
-        else:
-            iterations = int(spec)
-            if iterations > 0:
-                return iterations, None
-    except ValueError:
-        pass
-    raise ValueError(
-        f"bad search budget {spec!r}: use N (iterations) or Xs (seconds), e.g. 500 or 0.5s"
-    )
-
-
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A bot by its CLI name: ``random``, ``greedy``, ``mcts`` (1 s per decision),
     ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``
@@ -158,3 +141,17 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     raise ValueError(
         f"unknown bot {name!r} (choose from: {', '.join(BOT_NAMES)}; mcts:N or mcts:Xs)"
     )
+
+
+__all__ = [  # parse_budget lives in gonuts.bots.budget (no cycle with neural_mcts); still here
+    "BOT_NAMES",
+    "DIFFICULTIES",
+    "HARD_ITERATIONS",
+    "HARD_NEURAL_TABLES",
+    "Bot",
+    "HardBot",
+    "NoisyBot",
+    "RandomBot",
+    "make_bot",
+    "parse_budget",
+]

@@ -31,6 +31,7 @@ import numpy as np
 
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
+from gonuts.bots.budget import parse_budget
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.mcts import ActionEstimate, SearchResult
 from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
@@ -278,8 +279,6 @@ def make_neural(
 ) -> NeuralBot | NeuralMCTSBot:
     """``neural``, ``neural-mcts`` (1 s per decision) or ``neural-mcts:N`` / ``:Xs`` (for
     :func:`gonuts.bots.base.make_bot`)."""
-    from gonuts.bots.base import parse_budget  # noqa: PLC0415 - base imports this module lazily
-
     if os.environ.get(WEIGHTS_ENV):
         shipped_network()  # a bad GONUTS_NEURAL_WEIGHTS is a ValueError now, not at the first move
     if base == "neural":

@@ -319,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gonuts.server import create_app  # noqa: PLC0415
     from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
-    from gonuts.server.http import guarded_protocol  # noqa: PLC0415
+    from gonuts.server.transport.http import guarded_protocol  # noqa: PLC0415
 
     url: str = settings["db"]
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
@@ -355,7 +355,7 @@ def run(args: argparse.Namespace) -> int:
         proxy_headers=settings["forwarded_allow_ips"] is not None,
         forwarded_allow_ips=settings["forwarded_allow_ips"] or "",
         timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
-        # slow clients: uvicorn has no header timeout of its own (gonuts.server.http)
+        # slow clients: uvicorn has no header timeout of its own (gonuts.server.transport.http)
         http=guarded_protocol(
             settings["header_timeout"], settings["max_connections"], settings["body_timeout"]
         ),

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gonuts.server.live import Conn
 from gonuts.server.service import Service
 from gonuts.server.store import TableStore
+from gonuts.server.transport.conn import Conn
 
 
 class Sink:

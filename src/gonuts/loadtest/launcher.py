@@ -145,8 +145,8 @@ def serve_main(argv: Sequence[str] | None = None) -> None:
 
     from gonuts.server import create_app  # noqa: PLC0415
     from gonuts.server.app import tune_gc_for_serving  # noqa: PLC0415
-    from gonuts.server.limits import Limits  # noqa: PLC0415
-    from gonuts.server.thinking import workers_from_env  # noqa: PLC0415
+    from gonuts.server.kernel.limits import Limits  # noqa: PLC0415
+    from gonuts.server.kernel.thinking import workers_from_env  # noqa: PLC0415
 
     args = list(argv) if argv is not None else sys.argv[1:]
     port, db_url = int(args[0]), args[1]

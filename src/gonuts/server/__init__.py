@@ -1,7 +1,7 @@
 """The web server: lobby, live tables over WebSockets, replays (docs/protocol.md).
 
-``create_app`` is imported on first use: a thinking worker process (:mod:`gonuts.server.thinking`)
-imports this package but needs none of the web stack.
+``create_app`` is imported on first use: a thinking worker process
+(:mod:`gonuts.server.kernel.thinking`) imports this package but needs none of the web stack.
 """
 
 from __future__ import annotations

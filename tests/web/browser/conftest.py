@@ -36,7 +36,7 @@ from playwright.sync_api import (
 )
 
 from gonuts.server.app import create_app
-from gonuts.server.limits import Limits
+from gonuts.server.kernel.limits import Limits
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

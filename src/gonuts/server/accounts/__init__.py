@@ -1,0 +1,1 @@
+"""Accounts: sign-up and sign-in, sessions, ratings, the leaderboard and profiles."""

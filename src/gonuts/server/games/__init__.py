@@ -1,0 +1,1 @@
+"""Finished games: listings, records and replays (reviews land here)."""

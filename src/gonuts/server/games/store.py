@@ -1,0 +1,57 @@
+"""Finished games' SQL: the listing, a record, whether a table exists at all."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+
+from gonuts.server.kernel.db import MAX_ID, Database, FinishedRow, TableRow
+
+
+@dataclass(frozen=True, slots=True)
+class GameListing:
+    id: str
+    players: list[str]
+    scores: list[int]
+    winners: list[int]
+    finished_at: datetime
+
+
+class GamesStore(Database):
+    """Finished games (written by play when a game ends: ``PlayStore.append_action``)."""
+
+    def finished_games(self, limit: int, offset: int) -> list[GameListing]:
+        with self.sessions() as s:
+            rows = s.scalars(
+                select(FinishedRow)
+                .order_by(FinishedRow.finished_at.desc())
+                .limit(limit)
+                .offset(offset)
+            ).all()
+            return [
+                GameListing(
+                    id=r.table_id,
+                    players=json.loads(r.players),
+                    scores=json.loads(r.scores),
+                    winners=json.loads(r.winners),
+                    finished_at=r.finished_at,
+                )
+                for r in rows
+            ]
+
+    def record(self, game_id: str) -> str | None:
+        """The record of a finished game, or None (unknown, or not finished: :meth:`exists`)."""
+        if len(game_id) > MAX_ID:
+            return None
+        with self.sessions() as s:
+            row = s.get(FinishedRow, game_id)
+            return row.record if row is not None else None
+
+    def exists(self, table_id: str) -> bool:
+        if len(table_id) > MAX_ID:
+            return False
+        with self.sessions() as s:
+            return s.get(TableRow, table_id) is not None

@@ -1,0 +1,1 @@
+"""The lobby: creating and joining tables, the waiting room, play again, the tutorial table."""

@@ -1,0 +1,39 @@
+"""Everything an app is built from, in one object (``gonuts serve``'s options and the tests'
+shortcuts): :class:`Settings`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gonuts.server.kernel.limits import Limits
+from gonuts.server.transport.pages import STATIC_DIR
+
+
+def default_db_url() -> str:
+    return "sqlite:///gonuts.sqlite3"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One server process's settings (docs/server.md, "Options")."""
+
+    db_url: str = field(default_factory=default_db_url)
+    bot_delay: float = 0.5
+    """Seconds a bot waits before it moves (0 in tests)."""
+    replace_after: float = 120.0
+    """Seconds a player may be away from a game before a bot plays for them."""
+    hint_iterations: int = 300
+    keep_finished: float = 300.0
+    """A finished table nobody watched for this long leaves memory (not the database)."""
+    static_dir: Path = STATIC_DIR
+    limits: Limits = field(default_factory=Limits)
+    """What one client may do (sizes, rates, open tables): :class:`Limits`."""
+    shutdown_grace: float = 10.0
+    """At shutdown, moves being stored get this long to finish."""
+    think_workers: int = 0
+    """Bots and hints think in this many worker processes (0: two threads of this process)."""
+    think_ray: str | None = None
+    """Or on the Ray cluster at this address (empty: a local one)."""
+    clock_scale: float = 1.0
+    """Multiplies every table's turn clock (tests shorten it)."""
