@@ -71,7 +71,7 @@ def _random_actions(u: jax.Array, s: State, mask: jax.Array, passable: jax.Array
         [
             ph == core.SELECT,
             ph == core.CINNAMON_TWIST,
-            core._one_player_phase(ph) & (seats == s.actor) & (own >= 0),
+            core.one_player_phase(ph) & (seats == s.actor) & (own >= 0),
         ],
         [
             jnp.where(s.picks < 0, picks, -1),
@@ -101,7 +101,7 @@ def _tick(s: State, u: jax.Array) -> tuple[State, jax.Array]:
     out = core.transition(s, picks, passes, slot, count, set_winners=False)
     ph = s.phase
     decisions = jnp.select(
-        [ph == core.SELECT, ph == core.CINNAMON_TWIST, core._one_player_phase(ph)],
+        [ph == core.SELECT, ph == core.CINNAMON_TWIST, core.one_player_phase(ph)],
         [(picks >= 0).sum(), (passable.sum(axis=1) >= 2).sum(), (count >= 2).astype(jnp.int32)],
         0,
     )
