@@ -124,12 +124,12 @@ def _start(
     *,
     discards_itself: Array | bool = False,
     draws: Array | bool = False,
-    pile_top: Array | bool = False,
+    takes_pile_top: Array | bool = False,
 ) -> Start:
     return Start(
         discards_itself=jnp.asarray(discards_itself, bool),
         draws=jnp.asarray(draws, bool),
-        takes_pile_top=jnp.asarray(pile_top, bool),
+        takes_pile_top=jnp.asarray(takes_pile_top, bool),
     )
 
 
@@ -183,7 +183,7 @@ def _chocolate_frosted_start(t: Taking) -> Start:
 
 def _eclair_start(t: Taking) -> Start:
     """Take the top card of the discard pile; an empty pile: nothing."""
-    return _start(pile_top=t.s.pile_len > 0)
+    return _start(takes_pile_top=t.s.pile_len > 0)
 
 
 def _french_cruller_choices(s: State) -> Array:
@@ -355,8 +355,11 @@ class Power(NamedTuple):
     phase: int
     """The phase it waits in once started (``-1``: it needs no decision)."""
     start: Callable[[Taking], Start] | None = None
+    """What happens the moment its card is taken (``None``: nothing but keeping it)."""
     choices: Callable[[State], Array] | None = None
+    """The actor's legal slots in ``phase`` (a power with a decision has both this and ``act``)."""
     act: Callable[[State, Array], Effect] | None = None
+    """What one legal choice (an action id) does."""
 
 
 POWERS: Final[tuple[Power, ...]] = (
