@@ -28,6 +28,7 @@ from gonuts.cards import (
     SPRINKLED,
     STRAWBERRY_GLAZED,
 )
+from gonuts.choices import split
 from gonuts.events import Event, EventType
 from gonuts.state import GameState, Phase
 from gonuts.variants import MILK_ANY_THREE, SPRINKLED_ANY_CARD, TWIST_PASS_ANY
@@ -293,7 +294,7 @@ class Sprinkled(Power):
         return [A.give_id(k, s) for s in opponents(g, player) for k in kinds]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = divmod(action_id - A.GIVE_BASE, K)
+        seat, kind = split(action_id, A.GIVE_BASE)
         move_card(g, player, seat, kind)
         emit(
             g,
@@ -319,7 +320,7 @@ class BearClaw(Power):
         return [A.take_from_id(k, s) for s in opponents(g, player) for k in owned_kinds(g, s)]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = divmod(action_id - A.TAKE_FROM_BASE, K)
+        seat, kind = split(action_id, A.TAKE_FROM_BASE)
         move_card(g, seat, player, kind)
         emit(
             g,
@@ -532,7 +533,7 @@ class StrawberryGlazed(Power):
         return [A.discard_from_id(k, s) for s in opponents(g, player) for k in owned_kinds(g, s)]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = divmod(action_id - A.DISCARD_FROM_BASE, K)
+        seat, kind = split(action_id, A.DISCARD_FROM_BASE)
         discard_owned(g, seat, kind)
         emit(
             g,

@@ -1,4 +1,14 @@
-"""``gonuts bench --batch``: random games per second through :mod:`gonuts.batch` on a device."""
+"""``gonuts bench --batch``: random games per second through :mod:`gonuts.batch` on a device.
+
+:func:`bench_batch` compiles :func:`gonuts.batch.play.random_games` once and plays whole
+batches with it; the result is the ``--json`` object:
+
+>>> device_for("cpu").platform
+'cpu'
+>>> r = BatchBenchResult("cpu", 3, 4096, 8192, 2.0, 500_000, 5.0)
+>>> r.games_per_s, r.to_json()["decisions_per_s"]
+(4096.0, 250000.0)
+"""
 
 from __future__ import annotations
 

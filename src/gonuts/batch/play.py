@@ -5,6 +5,19 @@ game takes one :func:`gonuts.batch.core.transition` — a micro-step of
 :func:`gonuts.batch.core.settle` or its seats' random decisions (a forced decision is a random
 choice among one) — so no game waits for the slowest game of the batch to settle. Per game,
 the sequence of rule operations is exactly the one of :func:`gonuts.batch.step`.
+
+The dice are cheap integer hashes (:func:`uniforms`), turned into a choice among a row's true
+entries by :func:`choose`:
+
+>>> import jax.numpy as jnp
+>>> mask = jnp.asarray([[True, False, True, True], [False, False, False, False]])
+>>> prefix_sum(mask).tolist()
+[[1, 1, 2, 3], [0, 0, 0, 0]]
+>>> choose(jnp.asarray([0.5, 0.5]), mask).tolist()  # the 2nd of 3 entries; -1: none
+[2, -1]
+>>> u = uniforms(jnp.uint32(7), jnp.int32(0), (2, 3))
+>>> u.shape, bool(((u >= 0) & (u < 1)).all())
+((2, 3), True)
 """
 
 from __future__ import annotations
@@ -71,7 +84,7 @@ def _random_actions(u: jax.Array, s: State, mask: jax.Array, passable: jax.Array
         [
             ph == core.SELECT,
             ph == core.CINNAMON_TWIST,
-            core._one_player_phase(ph) & (seats == s.actor) & (own >= 0),
+            core.one_player_phase(ph) & (seats == s.actor) & (own >= 0),
         ],
         [
             jnp.where(s.picks < 0, picks, -1),
@@ -101,7 +114,7 @@ def _tick(s: State, u: jax.Array) -> tuple[State, jax.Array]:
     out = core.transition(s, picks, passes, slot, count, set_winners=False)
     ph = s.phase
     decisions = jnp.select(
-        [ph == core.SELECT, ph == core.CINNAMON_TWIST, core._one_player_phase(ph)],
+        [ph == core.SELECT, ph == core.CINNAMON_TWIST, core.one_player_phase(ph)],
         [(picks >= 0).sum(), (passable.sum(axis=1) >= 2).sum(), (count >= 2).astype(jnp.int32)],
         0,
     )
