@@ -115,3 +115,34 @@ def test_gonuts_pure_loads_every_engine_module_from_source() -> None:
         check=False,
     )
     assert (done.returncode, done.stdout.strip()) == (0, "pure Python"), done.stderr
+
+
+def test_without_a_c_compiler_the_wheel_is_pure_python(tmp_path: Path) -> None:
+    """CC=false: setup.py says so in one line and builds a pure wheel (py3-none-any)."""
+    import importlib.metadata  # noqa: PLC0415
+
+    try:
+        setuptools_major = int(importlib.metadata.version("setuptools").split(".")[0])
+    except importlib.metadata.PackageNotFoundError:
+        setuptools_major = 0
+    if setuptools_major < 77:
+        pytest.skip("the build tools of requirements/build.in are not installed here")
+    root = TESTS.parent
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation"),
+            *("--no-index", "-w", str(tmp_path), str(root)),
+        ],
+        env={k: v for k, v in os.environ.items() if k != build.PURE_ENV} | {"CC": "false"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    output = (done.stdout + done.stderr).splitlines()
+    notices = [line.strip() for line in output if line.strip().startswith("gonuts:")]
+    assert notices == ["gonuts: no working C compiler; installing the pure-Python engine"]
+    assert [p.name for p in tmp_path.glob("*.whl")] == [
+        f"gonuts-{gonuts.__version__}-py3-none-any.whl"
+    ]
