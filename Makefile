@@ -6,7 +6,9 @@
 #   requirements/test.txt      + dev tools, research, batch, ray, train     (make test)
 #   requirements/research.txt  research, batch, ray and train extras        (documented only)
 # One stamp per lock: `make run` then `make test` (or the reverse) upgrade the same .venv/.
-# gonuts itself is reinstalled (editable) when pyproject.toml or the version changes.
+# gonuts itself is reinstalled (editable) when pyproject.toml, setup.py or a source changes:
+# setup.py compiles the engine's hot modules with mypyc in place (src/gonuts/*.so, ignored by
+# git) where a C compiler works, pure Python otherwise; `gonuts --version` says which.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -25,16 +27,20 @@ setup-test: $(TEST_STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): requirements/run.txt pyproject.toml src/gonuts/__init__.py | $(BIN)/python
+ENGINE_SOURCES := pyproject.toml setup.py $(wildcard src/gonuts/*.py src/gonuts/bots/*.py)
+
+$(RUN_STAMP): requirements/run.txt $(ENGINE_SOURCES) | $(BIN)/python
 	@echo "gonuts: installing requirements/run.txt into $(VENV)/"
 	$(PIP) install --quiet --require-hashes -r requirements/run.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/gonuts --version
 	touch $@
 
-$(TEST_STAMP): requirements/test.txt pyproject.toml src/gonuts/__init__.py | $(BIN)/python
+$(TEST_STAMP): requirements/test.txt $(ENGINE_SOURCES) | $(BIN)/python
 	@echo "gonuts: installing requirements/test.txt into $(VENV)/"
 	$(PIP) install --quiet --require-hashes -r requirements/test.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/gonuts --version
 	touch $@
 
 run: setup
@@ -101,4 +107,4 @@ check-locks:
 	  UV="$$tmp/bin/uv" requirements/check-pythons.sh
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build src/*.so src/gonuts/*.so src/gonuts/bots/*.so

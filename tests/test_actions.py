@@ -54,7 +54,7 @@ def test_parsing_is_strict(text: str) -> None:
 
 def test_non_strings_are_malformed() -> None:
     with pytest.raises(MalformedActionError):
-        parse_action(3)  # type: ignore[arg-type]
+        parse_action(3)
 
 
 def test_actions_pickle_to_the_interned_object() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from typing import Any
 import pytest
 
 import gonuts
+import gonuts.build
 from gonuts.cards import KINDS, MAX_PLAYERS, MIN_PLAYERS, deck_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,7 +152,7 @@ def test_nothing_refers_to_the_specification_folder_outside_the_repository() -> 
 def test_the_version_has_one_source() -> None:
     project = PYPROJECT["project"]
     assert "version" not in project and "version" in project["dynamic"]
-    assert PYPROJECT["tool"]["hatch"]["version"]["path"] == "src/gonuts/__init__.py"
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "gonuts.__version__"}
     init = (ROOT / "src" / "gonuts" / "__init__.py").read_text()
     assert re.findall(r'^__version__ = "([^"]+)"$', init, re.MULTILINE) == [gonuts.__version__]
     assert re.fullmatch(r"\d+\.\d+\.\d+", gonuts.__version__)
@@ -166,15 +168,23 @@ def test_the_changelog_has_the_current_version() -> None:
     assert f"## [{gonuts.__version__}]" in changelog
 
 
-def test_cli_version() -> None:
+@pytest.mark.parametrize("pure", [False, True])
+def test_cli_version_names_the_build(pure: bool) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GONUTS_PURE"} | (
+        {"GONUTS_PURE": "1"} if pure else {}
+    )
     done = subprocess.run(
         [sys.executable, "-m", "gonuts", "--version"],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
     )
-    assert (done.returncode, done.stdout.strip()) == (0, f"gonuts {gonuts.__version__}")
+    # Compiled exactly when compiled modules are installed (GONUTS_PURE=1: always pure Python).
+    compiled = gonuts.build.compiled_available() and not pure
+    build = "compiled" if compiled else "pure Python"
+    assert (done.returncode, done.stdout.strip()) == (0, f"gonuts {gonuts.__version__} ({build})")
 
 
 def test_license_and_metadata() -> None:
@@ -319,7 +329,8 @@ def test_a_lock_is_hashed_and_from_pypi_alone(name: str) -> None:
 def test_a_lock_holds_what_its_extras_declare(name: str) -> None:
     _, pins = read_lock(name)
     assert declared(LOCKS[name]) - set(pins) == set()
-    assert {"hatchling", "editables"} <= set(pins)  # make installs gonuts without build isolation
+    # make installs gonuts without build isolation: the build system (setup.py with mypyc).
+    assert {"setuptools", "mypy"} <= set(pins)
 
 
 def test_pytorch_is_in_no_lock() -> None:
@@ -354,8 +365,9 @@ def third_party_imports() -> dict[str, set[str]]:
     return found
 
 
-OPTIONAL_IMPORTS = {"uvloop"}
-"""Used only when present (a faster event loop; uvicorn[standard] brings it where it exists)."""
+OPTIONAL_IMPORTS = {"uvloop", "mypy_extensions"}
+"""Used only when present: uvloop (a faster event loop; uvicorn[standard] brings it where it
+exists); mypy_extensions only under TYPE_CHECKING (mypyc's native int types, from mypy)."""
 
 
 def test_every_module_the_code_imports_is_declared() -> None:

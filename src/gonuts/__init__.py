@@ -1,5 +1,6 @@
 """gonuts — Go Nuts for Donuts: an exact rules engine, game records, bots and ways to play."""
 
+from gonuts import build as _build  # noqa: F401 - first: GONUTS_PURE=1 acts on import
 from gonuts.actions import Action, Verb, parse_action
 from gonuts.cards import KIND_BY_ID, KINDS, CardKind, Colour
 from gonuts.errors import (

@@ -151,8 +151,9 @@ def action_from_id(action_id: int) -> Action:
     return ACTIONS[action_id]
 
 
-def parse_action(text: str) -> Action:
-    """Strictly parse RECORD.md notation; :class:`MalformedActionError` for anything else.
+def parse_action(text: object) -> Action:
+    """Strictly parse RECORD.md notation; :class:`MalformedActionError` for anything else
+    (a non-string too: records and clients send JSON, so the type is checked here).
 
     The notation is finite, so strict parsing is an exact lookup: a string that is not the
     spelling of some action (extra spaces, unknown kind, position 8, seat 6, …) is malformed.

@@ -7,29 +7,40 @@ validation that a caller choosing only from ``legal_ids`` does not need.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from gonuts import rules
-from gonuts.state import GameState, Phase
+from gonuts.cards import canonical_deck
+from gonuts.rng import seeded_shuffle
+from gonuts.state import GameConfig, GameState, Phase
+
+OVER: Final = Phase.OVER
+SELECT: Final = Phase.SELECT
 
 
 def random_playout(g: GameState, rng: random.Random) -> int:
     """Play ``g`` to the end with uniformly random legal actions; returns decisions taken."""
     rand = rng.random
-    to_act = rules.to_act
-    legal_ids = rules.legal_ids
-    step = rules.apply_unchecked
-    select_all = rules.select_all
-    over = Phase.OVER
-    select = Phase.SELECT
     decisions = 0
-    while g.phase is not over:
-        if g.phase is select:
-            width = g.n + 1
+    n = g.n
+    width = n + 1
+    while g.phase is not OVER:
+        if g.phase is SELECT:
             decisions += g.picks.count(-1)
-            select_all(g, [int(rand() * width) for _ in range(g.n)])
+            rules.select_all(g, [int(rand() * width) for _ in range(n)])
             continue
-        for player in to_act(g):
-            ids = legal_ids(g, player)
-            step(g, player, ids[int(rand() * len(ids))])
+        for player in rules.to_act(g):
+            ids = rules.legal_ids(g, player)
+            rules.apply_unchecked(g, player, ids[int(rand() * len(ids))])
             decisions += 1
     return decisions
+
+
+def random_game(
+    players: tuple[str, ...], seed: int, rng: random.Random, variants: frozenset[str] = frozenset()
+) -> tuple[GameState, int]:
+    """A game dealt from ``seed`` (as :meth:`gonuts.game.Game.new` deals it, without the
+    checks or the event log) played to the end at random: the final state and its decisions."""
+    deck = tuple(seeded_shuffle(canonical_deck(len(players)), seed))
+    g = rules.setup(GameConfig(players, deck, variants), events=False)
+    return g, random_playout(g, rng)

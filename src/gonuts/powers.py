@@ -120,7 +120,8 @@ class Power:
                 return False
 
     def fizzle(self, g: GameState, taker: int) -> bool:
-        emit(g, EventType.POWER_FIZZLED, player=taker, source=KIND_IDS[self.kind])
+        if g.events is not None:
+            emit(g, EventType.POWER_FIZZLED, player=taker, source=KIND_IDS[self.kind])
         return False
 
 
@@ -137,7 +138,14 @@ class ChocolateFrosted(Power):
         g.coll[taker * K + card] += 1
         if g.known:
             forget_drawn(g)
-        emit(g, EventType.CARD_DRAWN, player=taker, card=KIND_IDS[card], source="chocolate_frosted")
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_DRAWN,
+                player=taker,
+                card=KIND_IDS[card],
+                source="chocolate_frosted",
+            )
         return False
 
 
@@ -152,7 +160,8 @@ class Eclair(Power):
             return self.fizzle(g, taker)
         card = g.discard.pop()
         g.coll[taker * K + card] += 1
-        emit(g, EventType.TOOK_FROM_DISCARD, player=taker, card=KIND_IDS[card], source="eclair")
+        if g.events is not None:
+            emit(g, EventType.TOOK_FROM_DISCARD, player=taker, card=KIND_IDS[card], source="eclair")
         return False
 
 
@@ -183,14 +192,15 @@ class FrenchCruller(Power):
         card = g.row[position]
         g.row[position] = -1
         g.discard.append(card)
-        emit(
-            g,
-            EventType.ROW_CARD_DISCARDED,
-            player=player,
-            card=KIND_IDS[card],
-            position=position + 1,
-            source="french_cruller",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.ROW_CARD_DISCARDED,
+                player=player,
+                card=KIND_IDS[card],
+                position=position + 1,
+                source="french_cruller",
+            )
         return False
 
 
@@ -226,7 +236,14 @@ class DoubleChocolate(Power):
         else:
             del deck[-2]
         g.coll[player * K + kept] += 1
-        emit(g, EventType.CARD_DRAWN, player=player, card=KIND_IDS[kept], source="double_chocolate")
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_DRAWN,
+                player=player,
+                card=KIND_IDS[kept],
+                source="double_chocolate",
+            )
         if size >= 2:
             self._learn_put_back(g, player, drawn, kept, size)
         return True
@@ -246,14 +263,15 @@ class DoubleChocolate(Power):
         if g.known:
             forget_drawn(g)
         g.known[player] = (size - 1, deck_top)
-        emit(
-            g,
-            EventType.CARD_PUT_BACK,
-            player=player,
-            card=KIND_IDS[put_back],
-            source="double_chocolate",
-            visible_to=player,
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_PUT_BACK,
+                player=player,
+                card=KIND_IDS[put_back],
+                source="double_chocolate",
+                visible_to=player,
+            )
 
 
 class RedVelvet(Power):
@@ -271,9 +289,14 @@ class RedVelvet(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.TAKE_BASE
         take_from_discard(g, player, kind)
-        emit(
-            g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="red_velvet"
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.TOOK_FROM_DISCARD,
+                player=player,
+                card=KIND_IDS[kind],
+                source="red_velvet",
+            )
         return True
 
 
@@ -296,14 +319,15 @@ class Sprinkled(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = split(action_id, A.GIVE_BASE)
         move_card(g, player, seat, kind)
-        emit(
-            g,
-            EventType.CARD_MOVED,
-            player=player,
-            other=seat,
-            card=KIND_IDS[kind],
-            source="sprinkled",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_MOVED,
+                player=player,
+                other=seat,
+                card=KIND_IDS[kind],
+                source="sprinkled",
+            )
         return True
 
 
@@ -322,14 +346,15 @@ class BearClaw(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = split(action_id, A.TAKE_FROM_BASE)
         move_card(g, seat, player, kind)
-        emit(
-            g,
-            EventType.CARD_MOVED,
-            player=seat,
-            other=player,
-            card=KIND_IDS[kind],
-            source="bear_claw",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_MOVED,
+                player=seat,
+                other=player,
+                card=KIND_IDS[kind],
+                source="bear_claw",
+            )
         return True
 
 
@@ -348,14 +373,15 @@ class CinnamonTwist(Power):
     def start(self, g: GameState, taker: int) -> bool:
         if any(not self._passable(g, p) for p in range(g.n)):
             discard_owned(g, taker, CINNAMON_TWIST)
-            emit(
-                g,
-                EventType.CARD_DISCARDED,
-                player=taker,
-                other=taker,
-                card="cinnamon_twist",
-                source="cinnamon_twist",
-            )
+            if g.events is not None:
+                emit(
+                    g,
+                    EventType.CARD_DISCARDED,
+                    player=taker,
+                    other=taker,
+                    card="cinnamon_twist",
+                    source="cinnamon_twist",
+                )
             return False
         g.passes = [-1] * g.n
         return True
@@ -399,14 +425,15 @@ class CinnamonTwist(Power):
         for p in range(n):
             g.coll[((p + 1) % n) * K + g.passes[p]] += 1
         for p in range(n):
-            emit(
-                g,
-                EventType.CARD_MOVED,
-                player=p,
-                other=(p + 1) % n,
-                card=KIND_IDS[g.passes[p]],
-                source="cinnamon_twist",
-            )
+            if g.events is not None:
+                emit(
+                    g,
+                    EventType.CARD_MOVED,
+                    player=p,
+                    other=(p + 1) % n,
+                    card=KIND_IDS[g.passes[p]],
+                    source="cinnamon_twist",
+                )
         g.passes = []
 
 
@@ -431,7 +458,10 @@ class DayOld(Power):
         kind = action_id - A.TAKE_BASE
         take_from_discard(g, player, kind)
         g.step += 1
-        emit(g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="day_old")
+        if g.events is not None:
+            emit(
+                g, EventType.TOOK_FROM_DISCARD, player=player, card=KIND_IDS[kind], source="day_old"
+            )
         return False
 
 
@@ -453,7 +483,15 @@ class Milk(Power):
         others = g.cards_owned(taker) - (0 if MILK_ANY_THREE in g.config.variants else 1)
         if others < MILK_DISCARDS:
             discard_owned(g, taker, MILK)
-            emit(g, EventType.CARD_DISCARDED, player=taker, other=taker, card="milk", source="milk")
+            if g.events is not None:
+                emit(
+                    g,
+                    EventType.CARD_DISCARDED,
+                    player=taker,
+                    other=taker,
+                    card="milk",
+                    source="milk",
+                )
             return False
         return True
 
@@ -469,14 +507,15 @@ class Milk(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.DISCARD_BASE
         discard_owned(g, player, kind)
-        emit(
-            g,
-            EventType.CARD_DISCARDED,
-            player=player,
-            other=player,
-            card=KIND_IDS[kind],
-            source="milk",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_DISCARDED,
+                player=player,
+                other=player,
+                card=KIND_IDS[kind],
+                source="milk",
+            )
         if kind == MILK and g.step == 0:
             return True
         g.step += 1
@@ -492,14 +531,15 @@ class RaspberryFrosted(Power):
     def start(self, g: GameState, taker: int) -> bool:
         if g.cards_owned(taker) == 1:
             discard_owned(g, taker, RASPBERRY_FROSTED)
-            emit(
-                g,
-                EventType.CARD_DISCARDED,
-                player=taker,
-                other=taker,
-                card="raspberry_frosted",
-                source="raspberry_frosted",
-            )
+            if g.events is not None:
+                emit(
+                    g,
+                    EventType.CARD_DISCARDED,
+                    player=taker,
+                    other=taker,
+                    card="raspberry_frosted",
+                    source="raspberry_frosted",
+                )
             return False
         return True
 
@@ -509,14 +549,15 @@ class RaspberryFrosted(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         kind = action_id - A.DISCARD_BASE
         discard_owned(g, player, kind)
-        emit(
-            g,
-            EventType.CARD_DISCARDED,
-            player=player,
-            other=player,
-            card=KIND_IDS[kind],
-            source="raspberry_frosted",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_DISCARDED,
+                player=player,
+                other=player,
+                card=KIND_IDS[kind],
+                source="raspberry_frosted",
+            )
         return True
 
 
@@ -535,14 +576,15 @@ class StrawberryGlazed(Power):
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = split(action_id, A.DISCARD_FROM_BASE)
         discard_owned(g, seat, kind)
-        emit(
-            g,
-            EventType.CARD_DISCARDED,
-            player=player,
-            other=seat,
-            card=KIND_IDS[kind],
-            source="strawberry_glazed",
-        )
+        if g.events is not None:
+            emit(
+                g,
+                EventType.CARD_DISCARDED,
+                player=player,
+                other=seat,
+                card=KIND_IDS[kind],
+                source="strawberry_glazed",
+            )
         return True
 
 

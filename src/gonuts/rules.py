@@ -16,9 +16,13 @@ from gonuts.cards import KIND_IDS, NUM_KINDS, check_player_count
 from gonuts.errors import GameOverError, IllegalActionError, NotYourTurnError
 from gonuts.events import Event, EventType
 from gonuts.powers import POWER_BY_PHASE, POWERS, emit, forget_drawn
-from gonuts.state import GameConfig, GameState, Phase
+from gonuts.state import GameConfig, GameState, History, Phase
 
 K: Final = NUM_KINDS
+# Phases as module constants: compiled code reads them as C globals, not class attributes.
+SELECT: Final = Phase.SELECT
+OVER: Final = Phase.OVER
+CINNAMON_TWIST: Final = Phase.CINNAMON_TWIST
 
 _PICKS: Final = tuple(tuple(range(A.PICK_BASE, A.PICK_BASE + n + 1)) for n in range(8))
 
@@ -30,16 +34,18 @@ def setup(config: GameConfig, *, events: bool = True) -> GameState:
     deck = list(reversed(config.initial_deck))
     row = [deck.pop() for _ in range(n + 1)]
     state = GameState(config, deck=deck, row=row, events=[] if events else None)
-    emit(state, EventType.ROUND_STARTED, round=1, cards=tuple(KIND_IDS[c] for c in state.row))
+    if events:
+        emit(state, EventType.ROUND_STARTED, round=1, cards=tuple(KIND_IDS[c] for c in row))
     return state
 
 
 def to_act(g: GameState) -> list[int]:
     """Seats that must act now, ascending (several in a simultaneous phase)."""
     phase = g.phase
-    if phase is Phase.SELECT:
-        return [p for p in range(g.n) if g.picks[p] < 0]
-    if phase is Phase.OVER:
+    if phase is SELECT:
+        picks = g.picks
+        return [p for p in range(g.n) if picks[p] < 0]
+    if phase is OVER:
         return []
     return POWER_BY_PHASE[phase].to_act(g)
 
@@ -47,12 +53,12 @@ def to_act(g: GameState) -> list[int]:
 def legal_ids(g: GameState, player: int) -> Sequence[int]:
     """Action ids ``player`` may take now; empty if they have nothing to decide."""
     phase = g.phase
-    if phase is Phase.SELECT:
+    if phase is SELECT:
         return _PICKS[g.n] if 0 <= player < g.n and g.picks[player] < 0 else ()
-    if phase is Phase.OVER:
+    if phase is OVER:
         return ()
     power = POWER_BY_PHASE[phase]
-    if phase is not Phase.CINNAMON_TWIST and player != g.actor:
+    if phase is not CINNAMON_TWIST and player != g.actor:
         return ()
     if not 0 <= player < g.n:
         return ()
@@ -62,7 +68,7 @@ def legal_ids(g: GameState, player: int) -> Sequence[int]:
 def apply(g: GameState, player: int, action_id: int) -> None:
     """Validate and carry out one decision, then run the game forward to the next decision."""
     phase = g.phase
-    if phase is Phase.OVER:
+    if phase is OVER:
         raise GameOverError(f"the game is over; player {player} cannot act")
     legal = legal_ids(g, player)
     if not legal:
@@ -74,19 +80,20 @@ def apply(g: GameState, player: int, action_id: int) -> None:
             f"{A.ACTIONS[action_id]} is not legal for player {player} now "
             f"(legal: {', '.join(sorted(A.ACTIONS[i].notation for i in legal))})"
         )
-    g.history = (g.history, player, action_id)
-    if phase is Phase.SELECT:
+    g.history = History(g.history, player, action_id)
+    if phase is SELECT:
         g.picks[player] = action_id - A.PICK_BASE
         if -1 not in g.picks:
             _reveal(g)
         return
-    if POWER_BY_PHASE[phase].apply(g, player, action_id) or not POWER_BY_PHASE[phase].settle(g):
+    power = POWER_BY_PHASE[phase]
+    if power.apply(g, player, action_id) or not power.settle(g):
         _power_done(g)
 
 
 def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
     """:func:`apply` without validation or history, for search that only plays legal actions."""
-    if g.phase is Phase.SELECT:
+    if g.phase is SELECT:
         g.picks[player] = action_id - A.PICK_BASE
         if -1 not in g.picks:
             _reveal(g)
@@ -118,7 +125,7 @@ def _reveal(g: GameState) -> None:
 
 
 def _power_done(g: GameState) -> None:
-    g.phase = Phase.SELECT
+    g.phase = SELECT
     g.pos += 1
     _resolve(g)
 
@@ -126,21 +133,26 @@ def _power_done(g: GameState) -> None:
 def _resolve(g: GameState) -> None:
     """Resolve row positions from ``g.pos`` on; stop at a pending decision, else refill.
 
-    Only positions someone picked do anything, so only those are visited, in ascending order.
+    Only positions someone picked do anything; they are resolved in ascending order.
     """
     picks = g.picks
     row = g.row
     coll = g.coll
     events = g.events
-    start = g.pos
-    for i in sorted(set(picks)):
-        if i < start:
+    n = g.n
+    for i in range(g.pos, n + 1):
+        chosen = 0
+        taker = -1
+        for p in range(n):  # a few int compares: cheaper than sorting a set of the picks
+            if picks[p] == i:
+                chosen += 1
+                if taker < 0:
+                    taker = p
+        if chosen == 0:
             continue
-        chosen = picks.count(i)
         card = row[i]
         row[i] = -1
         if chosen == 1:
-            taker = picks.index(i)
             coll[taker * K + card] += 1
             if events is not None:
                 events.append(
@@ -156,19 +168,20 @@ def _resolve(g: GameState) -> None:
         else:
             g.discard.append(card)
             if events is not None:
-                who = tuple(p for p in range(g.n) if picks[p] == i)
+                who = tuple(p for p in range(n) if picks[p] == i)
                 events.append(
                     Event(
                         EventType.CARD_CONTESTED, card=KIND_IDS[card], position=i + 1, players=who
                     )
                 )
-    g.pos = g.n + 1
+    g.pos = n + 1
     _refill(g)
 
 
 def _refill(g: GameState) -> None:
     row = g.row
-    empty = [i for i in range(g.n + 1) if row[i] < 0]
+    n = g.n
+    empty = [i for i in range(n + 1) if row[i] < 0]
     deck = g.deck
     if len(deck) < len(empty):
         _end(g)
@@ -178,8 +191,8 @@ def _refill(g: GameState) -> None:
     if g.known:
         forget_drawn(g)
     g.round += 1
-    g.picks = [-1] * g.n
-    g.phase = Phase.SELECT
+    g.picks = [-1] * n
+    g.phase = SELECT
     g.pos = 0
     if g.events is not None:
         g.events.append(
@@ -195,7 +208,7 @@ def _refill(g: GameState) -> None:
 
 
 def _end(g: GameState) -> None:
-    g.phase = Phase.OVER
+    g.phase = OVER
     totals = scoring.scores(g.coll, g.n)
     sizes = [g.cards_owned(p) for p in range(g.n)]
     g.winners = scoring.winners(totals, sizes)

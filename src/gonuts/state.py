@@ -11,22 +11,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final, TypeVar
+from typing import Final, NamedTuple
 
 from gonuts.cards import NUM_KINDS
 from gonuts.events import Event
+from gonuts.native import COMPILED
 
 K: Final = NUM_KINDS
 
-S = TypeVar("S", bound="GameState")
 
-# A recorded action: (previous entry or None, player, action id). A linked list, so copying a
-# state shares its history instead of copying it.
-History = tuple["History | None", int, int]
+class History(NamedTuple):
+    """A recorded action and the one before it: a linked list, so copying a state shares its
+    history instead of copying it. A tuple: ``previous, player, action_id = node``."""
+
+    previous: History | None
+    player: int
+    action_id: int
 
 
 class Phase(Enum):
     """What the game is waiting for."""
+
+    # Members are singletons compared by identity: hash them by identity too (C speed; the
+    # default hashes the name in Python, and the rules look powers up by phase).
+    __hash__ = object.__hash__
 
     SELECT = "select"
     """Every player secretly picks a row position."""
@@ -162,9 +170,28 @@ class GameState:
                 f"and {n * K} collection counts"
             )
 
-    def copy(self: S, *, events: bool = True) -> S:
+    def copy(self, *, events: bool = True) -> GameState:
         """An independent copy. ``events=False`` drops the event log (much cheaper for search)."""
-        c = object.__new__(type(self))
+        if COMPILED:  # the constructor is a direct C call there (and __new__ would run it)
+            return GameState(
+                self.config,
+                deck=self.deck[:],
+                row=self.row[:],
+                discard=self.discard[:],
+                coll=self.coll[:],
+                round=self.round,
+                picks=self.picks[:],
+                phase=self.phase,
+                pos=self.pos,
+                actor=self.actor,
+                step=self.step,
+                passes=self.passes[:],
+                known=dict(self.known) if self.known else {},
+                winners=self.winners,
+                events=self.events[:] if (events and self.events is not None) else None,
+                history=self.history,
+            )
+        c = object.__new__(GameState)  # interpreted: skipping __init__ is much cheaper
         c.config = self.config
         c.n = self.n
         c.deck = self.deck[:]

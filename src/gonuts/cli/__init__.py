@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gonuts import __version__
+from gonuts.build import build_name
 from gonuts.cli.errors import (
     GonutsParser,
     extra_for,
@@ -51,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'gonuts COMMAND --help' for a command's options. Shell completion: "
         "'gonuts completion bash|zsh|fish' (see docs/cli.md).",
     )
-    parser.add_argument("--version", action="version", version=f"gonuts {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"gonuts {__version__} ({build_name()})"
+    )
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=GonutsParser
     )

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -18,9 +20,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from gonuts.build import build_name
 from gonuts.cli.errors import fail, positive_float, positive_int
-from gonuts.game import Game
-from gonuts.playout import random_playout
+from gonuts.game import Game, default_names
+from gonuts.playout import random_game
 
 CHUNK_GAMES = 200
 
@@ -59,10 +62,12 @@ def checked_playout(game: Game, rng: random.Random) -> int:
 def bench(players: int, seconds: float, seed: int = 0, *, checked: bool = False) -> BenchResult:
     """Play complete random games (deal with a seeded shuffle, play, score) for ``seconds``.
 
-    The default is the search path (:func:`gonuts.playout.random_playout`, no event log);
+    The default is the search path (:func:`gonuts.playout.random_game`: the deal of
+    :meth:`~gonuts.game.Game.new` and :func:`~gonuts.playout.random_playout`, no event log);
     ``checked`` plays through :class:`~gonuts.game.Game` with validation and the event log.
     """
     rng = random.Random(seed)
+    names = default_names(players)
     games = decisions = 0
     chunk_rates: list[tuple[float, float]] = []
     start = time.perf_counter()
@@ -74,8 +79,7 @@ def bench(players: int, seconds: float, seed: int = 0, *, checked: bool = False)
             if checked:
                 chunk_decisions += checked_playout(Game.new(players, seed=seed + games), rng)
             else:
-                state = Game.new(players, seed=seed + games, events=False).state
-                chunk_decisions += random_playout(state, rng)
+                chunk_decisions += random_game(names, seed + games, rng)[1]
             games += 1
             chunk_games += 1
         now = time.perf_counter()
@@ -94,12 +98,40 @@ def bench(players: int, seconds: float, seed: int = 0, *, checked: bool = False)
             )
 
 
+JOB_SEED_STRIDE = 10**9
+"""Job ``j`` deals from seeds ``j * JOB_SEED_STRIDE`` on: no two jobs play the same game."""
+
+
+def _bench_job(players: int, seconds: float, seed: int, checked: bool) -> BenchResult:
+    return bench(players, seconds, seed, checked=checked)
+
+
+def bench_jobs(
+    players: int, seconds: float, jobs: int, *, checked: bool = False
+) -> list[BenchResult]:
+    """:func:`bench` in ``jobs`` processes at once (one per core): one result per job.
+
+    The processes are spawned, so each imports the build this one runs (``GONUTS_PURE``
+    is inherited).
+    """
+    if jobs == 1:
+        return [bench(players, seconds, checked=checked)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [
+            pool.submit(_bench_job, players, seconds, j * JOB_SEED_STRIDE, checked)
+            for j in range(jobs)
+        ]
+        return [f.result() for f in futures]
+
+
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "bench",
         help="measure random playouts per second (one core)",
         description="Plays complete random games for each player count and prints games/s "
-        "and decisions/s on one core.",
+        "and decisions/s on one core (--jobs N: N processes, rates summed), and which build "
+        "of the engine ran (compiled or pure Python).",
     )
     p.add_argument(
         "--players",
@@ -111,6 +143,13 @@ def register(sub: Any) -> None:
         "--checked",
         action="store_true",
         help="play through the validated public API with event logs (slower)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="run N benchmark processes at once (one per core) and sum their rates",
     )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument(
@@ -146,36 +185,46 @@ def run(args: argparse.Namespace) -> int:
         return fail("bench", "--players: a comma-separated list of numbers")
     if any(not 2 <= c <= 6 for c in counts):
         return fail("bench", "--players: each count must be 2 to 6")
-    results = []
+    jobs: int = args.jobs
+    results: list[list[BenchResult]] = []
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("benchmarking", total=len(counts))
         for c in counts:
             progress.update(task, description=f"{c} players")
-            results.append(bench(c, args.seconds, checked=args.checked))
+            results.append(bench_jobs(c, args.seconds, jobs, checked=args.checked))
             progress.advance(task)
     mode = "checked public API" if args.checked else "search fast path"
-    table = Table(title=f"Random games, one core ({mode})")
+    where = "one core" if jobs == 1 else f"{jobs} processes, rates summed"
+    table = Table(title=f"Random games, {where} ({mode}), engine: {build_name()}")
     for col in ("players", "games", "seconds", "games/s", "decisions/s", "overall games/s"):
         table.add_column(col, justify="right")
-    for r in results:
+    for per_job in results:
         table.add_row(
-            str(r.players),
-            str(r.games),
-            f"{r.seconds:.2f}",
-            f"{r.median_games_per_s:,.0f}",
-            f"{r.median_decisions_per_s:,.0f}",
-            f"{r.games_per_s:,.0f}",
+            str(per_job[0].players),
+            str(sum(r.games for r in per_job)),
+            f"{max(r.seconds for r in per_job):.2f}",
+            f"{sum(r.median_games_per_s for r in per_job):,.0f}",
+            f"{sum(r.median_decisions_per_s for r in per_job):,.0f}",
+            f"{sum(r.games_per_s for r in per_job):,.0f}",
         )
     console.print(table)
     console.print(
         f"games/s and decisions/s: median over chunks of {CHUNK_GAMES} games "
-        "(robust to other jobs on the machine); overall: total games / total time."
+        "(robust to other jobs on the machine); overall: total games / total time"
+        + ("." if jobs == 1 else "; each summed over the processes.")
     )
     if args.json:
         with open(args.json, "w") as f:
             rows = [
-                asdict(r) | {"games_per_s": r.games_per_s, "decisions_per_s": r.decisions_per_s}
-                for r in results
+                asdict(r)
+                | {
+                    "games_per_s": r.games_per_s,
+                    "decisions_per_s": r.decisions_per_s,
+                    "job": j,
+                    "build": build_name(),
+                }
+                for per_job in results
+                for j, r in enumerate(per_job)
             ]
             json.dump(rows, f, indent=1)
     return 0
