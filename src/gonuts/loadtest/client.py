@@ -65,6 +65,8 @@ class Stats:
     """Seconds from each dropped connection to the first ``state`` on the next one."""
     unreconnected: int = 0
     """Players whose connection had dropped and who were not back when they stopped."""
+    reconnect_failures: Counter[str] = field(default_factory=Counter)
+    """Why connections dropped or attempts to connect again failed, by exception."""
     acked_moves: list[tuple[str, int, int, str]] | None = None
     """With ``record_acks``: (table, seat, version, action) of every acknowledged move."""
 
@@ -180,9 +182,10 @@ class Player:
                         return await self._session(ws, stop, deadline)
                     finally:
                         self.stats.connected -= 1
-            except (OSError, TimeoutError, WebSocketException):
+            except (OSError, TimeoutError, WebSocketException) as exc:
                 if not self.reconnect:
                     raise
+                self.stats.reconnect_failures[_reason(exc)] += 1
                 if self._dropped_at is None:
                     self._dropped_at = time.perf_counter()
                 await asyncio.sleep(delay)
@@ -284,6 +287,18 @@ class Player:
             elif kind == "error":
                 stats.error(msg.get("code", "?"), msg.get("message", ""))
         return False
+
+
+def _reason(exc: BaseException) -> str:
+    """A short name for a dropped connection or a failed attempt (the HTTP status of a refused
+    handshake, the close code of a closed socket)."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status is not None:
+        return f"{type(exc).__name__} {status}"
+    received = getattr(exc, "rcvd", None)
+    if received is not None:
+        return f"{type(exc).__name__} {received.code}"
+    return type(exc).__name__
 
 
 def _check(deadline: float | None, player: Player) -> None:
@@ -447,7 +462,7 @@ async def _drive(
     ramp_s = min(20.0, duration / 4) if ramp is None else ramp
     tasks: list[asyncio.Task[None]] = []
     local = source_addresses(addresses)
-    per = max(1, 100 // len(local))
+    per = max(4, 100 // len(local))  # each address: its own pool (two tables or more)
     limits = httpx.Limits(max_connections=per, max_keepalive_connections=per)
     async with contextlib.AsyncExitStack() as clients_stack:
         https = [
@@ -524,6 +539,7 @@ async def _drive(
         reconnect_p50_s=percentile(gaps, 50),
         reconnect_max_s=max(gaps, default=0.0),
         unreconnected=stats.unreconnected,
+        reconnect_failures=dict(stats.reconnect_failures),
     )
     return result, stats
 

@@ -43,6 +43,8 @@ class Result:
     """From a dropped connection to the first ``state`` on the next one."""
     unreconnected: int = 0
     """Players still without a connection when the run ended."""
+    reconnect_failures: dict[str, int] | None = None
+    """Dropped connections and failed attempts to connect again, by reason."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document (its keys are a documented interface)."""
@@ -65,6 +67,7 @@ class Result:
             "reconnect_p50_s": round(self.reconnect_p50_s, 3),
             "reconnect_max_s": round(self.reconnect_max_s, 3),
             "unreconnected": self.unreconnected,
+            "reconnect_failures": self.reconnect_failures or {},
         }
 
     def summary(self, errors: Counter[str] | None = None) -> str:
