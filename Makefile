@@ -19,7 +19,7 @@ TEST_STAMP := $(VENV)/.test-installed
 UV_VERSION ?= 0.13.9
 
 .PHONY: setup setup-test system-deps run play test lint typecheck unit bench screenshots lock \
-  check-locks clean
+  check-locks clean image
 
 setup: $(RUN_STAMP)
 setup-test: $(TEST_STAMP)
@@ -70,7 +70,21 @@ unit: setup-test system-deps
 	@url="$${GONUTS_TEST_PG_URL:-}"; [ -n "$$url" ] || url=$$(scripts/start-postgres.sh) || exit 1; \
 	  GONUTS_TEST_PG_URL="$$url" $(BIN)/pytest -n auto
 
-test: lint typecheck unit
+# `make test` also builds and smoke-tests the container image where buildah and podman are
+# installed (`make image`, below; .ci/run installs them).
+HAVE_BUILDAH := $(shell command -v buildah >/dev/null 2>&1 && command -v podman >/dev/null 2>&1 && echo yes)
+test: lint typecheck unit $(if $(HAVE_BUILDAH),image)
+
+# The container image (docs/deploy.md, "Run the container"): scripts/build-image.sh builds the
+# Containerfile with buildah, by default on a Debian bookworm base made here with debootstrap
+# (CI can pull from no registry; `make image IMAGE_FLAGS=` builds on the official Python image
+# instead), then scripts/smoke-image.sh runs it with podman: /healthz, a game against bots over
+# the API, SIGTERM with a socket open, exit 0.
+IMAGE ?= localhost/gonuts:latest
+IMAGE_FLAGS ?= --local-base
+image:
+	scripts/build-image.sh $(IMAGE_FLAGS) --tag $(IMAGE)
+	scripts/smoke-image.sh $(IMAGE)
 
 bench: setup
 	$(BIN)/gonuts bench

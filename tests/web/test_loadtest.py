@@ -7,6 +7,7 @@ import gc
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,9 @@ import pytest
 from gonuts.cli import main
 from gonuts.loadtest import Result, ServerProcess, group_sizes, is_loopback, percentile
 from gonuts.loadtest.actbench import bench
-from gonuts.loadtest.client import fewer_gc_pauses
+from gonuts.loadtest.client import drive, fewer_gc_pauses, source_addresses
 from gonuts.loadtest.launcher import ServerError, free_port
+from web.procs import query
 
 CLI = "import sys; from gonuts.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -32,6 +34,10 @@ def test_helpers() -> None:
     assert is_loopback("http://127.0.0.1:8000") and is_loopback("http://localhost:1")
     assert is_loopback("http://[::1]:8000") and is_loopback("http://127.3.2.1")
     assert not is_loopback("http://10.0.0.1:8000") and not is_loopback("http://example.com")
+    assert source_addresses(1) == [None]
+    many = source_addresses(300)
+    assert many[:2] == ["127.0.0.2", "127.0.0.3"] and many[249:251] == ["127.0.0.251", "127.0.1.2"]
+    assert len(set(many)) == 300 and all(is_loopback(f"http://{a}") for a in many)
 
 
 def test_result_json_keys_and_summary() -> None:
@@ -80,17 +86,24 @@ def test_launcher_reports_a_server_that_exits(tmp_path: Path) -> None:
         ["--seats", "7"],
         ["--url", "http://192.168.1.5:8000"],
         ["--url", "ws://127.0.0.1:8000"],
+        ["--addresses", "0"],
     ],
 )
 def test_refuses_bad_arguments(args: list[str]) -> None:
     assert main(["loadtest", "--quiet", *args]) == 2
 
 
+def stored_actions(db_url: str) -> dict[tuple[str, int], tuple[int, str]]:
+    rows = query(db_url, "SELECT table_id, seq, seat, notation FROM gn_actions")
+    return {(str(t), int(q)): (int(s), str(n)) for t, q, s, n in rows}
+
+
 def test_smoke_run(tmp_path: Path, db_url: str) -> None:
-    out = tmp_path / "load.json"
+    out, acks = tmp_path / "load.json", tmp_path / "acks.jsonl"
     done = subprocess.run(
         [sys.executable, "-c", CLI, "loadtest", "--clients", "8", "--duration", "5",
-         "--think", "0.05", "--ramp", "0.5", "--json", str(out), "--db", db_url],
+         "--think", "0.05", "--ramp", "0.5", "--json", str(out), "--db", db_url,
+         "--addresses", "2", "--acks", str(acks)],
         capture_output=True,
         text=True,
         timeout=90,
@@ -103,6 +116,55 @@ def test_smoke_run(tmp_path: Path, db_url: str) -> None:
     assert data["acts"] > 20 and 0 < data["p50_ms"] <= data["p99_ms"]
     assert data["concurrent_max"] == 8
     assert "latency move → ack" in done.stdout
+    # every acknowledged move, one JSON line each, is the stored action at seq = version - 1
+    moves = [json.loads(line) for line in acks.read_text().splitlines()]
+    assert len(moves) == data["acts"]
+    stored = stored_actions(db_url)
+    assert all(stored[(t, v - 1)] == (seat, a) for t, seat, v, a in moves), moves[:5]
+    assert data["reconnects"] == 0 and data["unreconnected"] == 0
+
+
+def test_players_reconnect_after_a_kill_and_every_acknowledged_move_is_stored(
+    tmp_path: Path,
+) -> None:
+    """``drive(reconnect=True)``: the server is killed (SIGKILL) mid-run and started again on
+    the same port; every player comes back, each gap is measured, and every move acknowledged
+    before or after is in the database. (SQLite only: scripts/scaleout.py does the same on
+    PostgreSQL with two processes behind nginx.)"""
+    db_url = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+    server = ServerProcess.load_target(db_url, free_port(), tmp_path / "server.log")
+    server.start()
+
+    async def run() -> tuple[Result, list[tuple[str, int, int, str]]]:
+        load = asyncio.ensure_future(
+            drive(server.http, 8, 20.0, think=0.2, ramp=0.5, reconnect=True, record_acks=True,
+                  addresses=2)
+        )  # fmt: skip
+        await asyncio.sleep(2.5)  # the first games under way (about 25 moves a player)
+        assert not load.done()
+        await asyncio.to_thread(server.kill)
+        await asyncio.sleep(0.5)
+        restarted = time.monotonic()
+        await asyncio.to_thread(server.start)
+        restart_s.append(time.monotonic() - restarted)
+        result, stats = await load
+        assert stats.acked_moves is not None
+        return result, stats.acked_moves
+
+    restart_s: list[float] = []
+    try:
+        result, moves = asyncio.run(run())
+    finally:
+        server.stop()
+    # all eight were connected when it was killed
+    assert result.reconnects >= 8, (result, f"restarted in {restart_s} s")
+    assert result.unreconnected == 0
+    assert 0.5 <= result.reconnect_max_s < 30, result
+    assert result.reconnect_p50_s <= result.reconnect_max_s
+    assert len(moves) == result.acts > 0
+    stored = stored_actions(db_url)
+    missing = [m for m in moves if stored.get((m[0], m[2] - 1)) != (m[1], m[3])]
+    assert missing == [], missing[:5]
 
 
 def test_the_players_collector_is_tuned_for_the_run_and_restored() -> None:

@@ -68,6 +68,26 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--no-pin", action="store_true", help="do not pin the server and the players to CPUs"
     )
+    p.add_argument(
+        "--reconnect",
+        action="store_true",
+        help="players connect again when their connection drops (a server process killed "
+        "behind a proxy), and the time until they are back is reported",
+    )
+    p.add_argument(
+        "--addresses",
+        type=int,
+        default=1,
+        metavar="N",
+        help="connect from N loopback addresses (127.0.0.2, …) so that a real server's "
+        "per-address limits see many players (default 1: the system's choice)",
+    )
+    p.add_argument(
+        "--acks",
+        default=None,
+        metavar="FILE",
+        help="write every acknowledged move as a JSON line [table, seat, version, action]",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 
@@ -82,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if not 2 <= args.seats <= 6:
         err.print("gonuts loadtest: --seats is 2 to 6")
+        return EXIT_USAGE
+    if not 1 <= args.addresses <= 62_500:
+        err.print("gonuts loadtest: --addresses is 1 to 62500")
         return EXIT_USAGE
     # The web extra, imported once the arguments are known to be good.
     from gonuts.loadtest.client import Stats, drive, new_event_loop  # noqa: PLC0415
@@ -154,6 +177,9 @@ def run(args: argparse.Namespace) -> int:
                             seed=args.seed,
                             on_tick=None if args.quiet else tick,
                             server_pid=server_pid,
+                            reconnect=args.reconnect,
+                            addresses=args.addresses,
+                            record_acks=args.acks is not None,
                         )
                     )
             finally:
@@ -163,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.json:
         Path(args.json).write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    if args.acks:
+        lines = (json.dumps(list(move)) + "\n" for move in stats.acked_moves or [])
+        Path(args.acks).write_text("".join(lines), encoding="utf-8")
     if not args.quiet:
         console.print(result.summary(stats.errors))
         for sample in stats.error_samples:

@@ -61,6 +61,14 @@ class Stats:
     connected: int = 0
     samples: list[int] = field(default_factory=list)
     """Players connected, sampled twice a second after the ramp."""
+    reconnect_s: list[float] = field(default_factory=list)
+    """Seconds from each dropped connection to the first ``state`` on the next one."""
+    unreconnected: int = 0
+    """Players whose connection had dropped and who were not back when they stopped."""
+    reconnect_failures: Counter[str] = field(default_factory=Counter)
+    """Why connections dropped or attempts to connect again failed, by exception."""
+    acked_moves: list[tuple[str, int, int, str]] | None = None
+    """With ``record_acks``: (table, seat, version, action) of every acknowledged move."""
 
     def error(self, code: str, detail: str = "") -> None:
         self.errors[code] += 1
@@ -100,7 +108,8 @@ class Player:
     ``urls`` are WebSocket base URLs tried in turn on each connection (one per server process);
     ``think`` is the mean think time, each drawn uniformly in [think/2, 3·think/2]. ``acked``
     lists (version, action) of every acknowledged move; ``final`` is the last ``state``
-    message once the game is over.
+    message once the game is over. ``local_address``: the loopback address to connect from
+    (many addresses look like many players to the server's per-address limits).
     """
 
     def __init__(
@@ -116,6 +125,7 @@ class Player:
         lang: str | None = None,
         reconnect: bool = False,
         open_timeout: float = 30.0,
+        local_address: str | None = None,
     ) -> None:
         self.urls = list(urls)
         self.table_id = table_id
@@ -127,10 +137,12 @@ class Player:
         self.lang = lang
         self.reconnect = reconnect
         self.open_timeout = open_timeout
+        self.local_address = local_address
         self.acked: list[tuple[int, str]] = []
         self.connections = 0
         self.final: dict[str, Any] | None = None
         self._sent = 0
+        self._dropped_at: float | None = None
 
     def think_time(self) -> float:
         return self.think * (0.5 + self.rng.random()) if self.think > 0 else 0.0
@@ -145,6 +157,9 @@ class Player:
         stop = stop if stop is not None else asyncio.Event()
         delay = 0.05
         attempt = 0
+        extra: dict[str, Any] = {}
+        if self.local_address is not None:
+            extra["local_addr"] = (self.local_address, 0)
         while not stop.is_set():
             _check(deadline, self)
             url = f"{self.urls[attempt % len(self.urls)]}/ws/tables/{self.table_id}"
@@ -158,6 +173,7 @@ class Player:
                     open_timeout=self.open_timeout,
                     close_timeout=1,
                     proxy=None,
+                    **extra,
                 ) as ws:
                     self.connections += 1
                     self.stats.connected += 1
@@ -166,11 +182,16 @@ class Player:
                         return await self._session(ws, stop, deadline)
                     finally:
                         self.stats.connected -= 1
-            except (OSError, TimeoutError, WebSocketException):
+            except (OSError, TimeoutError, WebSocketException) as exc:
                 if not self.reconnect:
                     raise
+                self.stats.reconnect_failures[_reason(exc)] += 1
+                if self._dropped_at is None:
+                    self._dropped_at = time.perf_counter()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
+        if self._dropped_at is not None:
+            self.stats.unreconnected += 1
         return False
 
     async def _session(
@@ -223,6 +244,9 @@ class Player:
             msg = json.loads(raw)
             kind = msg.get("type")
             if kind == "state":
+                if self._dropped_at is not None:  # back in the game after a dropped connection
+                    stats.reconnect_s.append(time.perf_counter() - self._dropped_at)
+                    self._dropped_at = None
                 view = msg["view"]
                 if view["over"]:
                     self.final = msg
@@ -242,6 +266,10 @@ class Player:
                     stats.acts += 1
                     version = int(msg["version"])
                     self.acked.append((version, str(msg.get("action", ""))))
+                    if stats.acked_moves is not None and self.seat is not None:
+                        stats.acked_moves.append(
+                            (self.table_id, self.seat, version, str(msg.get("action", "")))
+                        )
                     min_version, acted_version = version, version - 1
                     if legal_version < version:  # the state after this move is still to come
                         legal, due = [], None
@@ -261,6 +289,18 @@ class Player:
         return False
 
 
+def _reason(exc: BaseException) -> str:
+    """A short name for a dropped connection or a failed attempt (the HTTP status of a refused
+    handshake, the close code of a closed socket)."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status is not None:
+        return f"{type(exc).__name__} {status}"
+    received = getattr(exc, "rcvd", None)
+    if received is not None:
+        return f"{type(exc).__name__} {received.code}"
+    return type(exc).__name__
+
+
 def _check(deadline: float | None, player: Player) -> None:
     if deadline is not None and time.monotonic() > deadline:
         raise UnfinishedError(f"seat {player.seat} at table {player.table_id} did not finish")
@@ -278,8 +318,12 @@ async def table_group(
     rng: random.Random,
     stats: Stats,
     stop: asyncio.Event,
+    reconnect: bool = False,
+    local_address: str | None = None,
 ) -> None:
-    """``size`` players who sit down together, play a game, and start again until ``stop``."""
+    """``size`` players who sit down together, play a game, and start again until ``stop``
+    (``reconnect``: each player connects again when its connection drops, see :class:`Player`;
+    ``local_address``: they connect from that loopback address)."""
     while not stop.is_set():
         try:
             table_id, _, token = await create_table(http, [{"kind": "human"}] * size, "P1")
@@ -288,7 +332,14 @@ async def table_group(
                 tokens.append((await join_table(http, table_id, f"P{i + 1}"))[1])
             players = [
                 Player(
-                    [ws_base], table_id, t, random.Random(rng.random()), think=think, stats=stats
+                    [ws_base],
+                    table_id,
+                    t,
+                    random.Random(rng.random()),
+                    think=think,
+                    stats=stats,
+                    reconnect=reconnect,
+                    local_address=local_address,
                 )
                 for t in tokens
             ]
@@ -350,12 +401,21 @@ async def drive(
     seed: int = 0,
     on_tick: Tick | None = None,
     server_pid: int | None = None,
+    reconnect: bool = False,
+    addresses: int = 1,
+    record_acks: bool = False,
 ) -> tuple[Result, Stats]:
     """Run the load against ``base_url`` (``http://HOST:PORT``) for ``duration`` seconds.
 
     Tables start evenly over ``ramp`` seconds (default min(20, duration/4)); concurrency is
     sampled after it. ``server_pid``: also measure that process's CPU time. The players'
     garbage collector is tuned for the run (:func:`fewer_gc_pauses`).
+
+    ``reconnect``: players connect again when their connection drops (a server process
+    killed behind a proxy) and the time until they are back is measured; ``addresses``: the
+    tables connect from that many loopback addresses (127.0.0.2, 127.0.0.3, …; 1: the system's
+    choice), so that a real server's per-address limits see many players;
+    ``record_acks``: keep every acknowledged move in ``Stats.acked_moves``.
     """
     with fewer_gc_pauses() as settle:
         return await _drive(
@@ -369,6 +429,9 @@ async def drive(
             on_tick=on_tick,
             server_pid=server_pid,
             settle=settle,
+            reconnect=reconnect,
+            addresses=addresses,
+            record_acks=record_acks,
         )
 
 
@@ -384,19 +447,35 @@ async def _drive(
     on_tick: Tick | None,
     server_pid: int | None,
     settle: Callable[[], None],
+    reconnect: bool,
+    addresses: int,
+    record_acks: bool,
 ) -> tuple[Result, Stats]:
     server_cpu0 = process_cpu(server_pid)
     client_cpu0 = time.process_time()
     ws_base = "ws" + base_url.removeprefix("http")
     stats, stop = Stats(), asyncio.Event()
+    if record_acks:
+        stats.acked_moves = []
     rng = random.Random(seed)
     sizes = group_sizes(clients, seats)
     ramp_s = min(20.0, duration / 4) if ramp is None else ramp
     tasks: list[asyncio.Task[None]] = []
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-    async with httpx.AsyncClient(
-        base_url=base_url, timeout=HTTP_TIMEOUT, limits=limits, trust_env=False
-    ) as http:
+    local = source_addresses(addresses)
+    per = max(4, 100 // len(local))  # each address: its own pool (two tables or more)
+    limits = httpx.Limits(max_connections=per, max_keepalive_connections=per)
+    async with contextlib.AsyncExitStack() as clients_stack:
+        https = [
+            await clients_stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=base_url,
+                    timeout=HTTP_TIMEOUT,
+                    trust_env=False,
+                    transport=httpx.AsyncHTTPTransport(limits=limits, local_address=address),
+                )
+            )
+            for address in local
+        ]
         start = time.monotonic()
 
         async def launch() -> None:
@@ -404,13 +483,15 @@ async def _drive(
                 if stop.is_set():
                     return
                 group = table_group(
-                    http,
+                    https[i % len(https)],
                     ws_base,
                     size=size,
                     think=think,
                     rng=random.Random(rng.random()),
                     stats=stats,
                     stop=stop,
+                    reconnect=reconnect,
+                    local_address=local[i % len(local)],
                 )
                 tasks.append(asyncio.ensure_future(group))
                 delay = start + ramp_s * (i + 1) / len(sizes) - time.monotonic()
@@ -436,6 +517,7 @@ async def _drive(
             t.cancel()
     server_cpu1 = process_cpu(server_pid)
     samples = stats.samples or [stats.connected]
+    gaps = stats.reconnect_s
     result = Result(
         clients=clients,
         duration_s=elapsed,
@@ -453,8 +535,23 @@ async def _drive(
         if server_cpu0 is None or server_cpu1 is None
         else (server_cpu1 - server_cpu0) / elapsed,
         client_cpu=(time.process_time() - client_cpu0) / elapsed,
+        reconnects=len(gaps),
+        reconnect_p50_s=percentile(gaps, 50),
+        reconnect_max_s=max(gaps, default=0.0),
+        unreconnected=stats.unreconnected,
+        reconnect_failures=dict(stats.reconnect_failures),
     )
     return result, stats
+
+
+def source_addresses(count: int) -> list[str | None]:
+    """``count`` loopback addresses to connect from: 127.0.0.2, 127.0.0.3, …, 127.0.0.251,
+    127.0.1.2, … (all of 127/8 is this machine's); ``[None]`` (the system's choice) for 1."""
+    if count <= 1:
+        return [None]
+    if count > 250 * 250:
+        raise ValueError("at most 62,500 source addresses")
+    return [f"127.0.{i // 250}.{2 + i % 250}" for i in range(count)]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:

@@ -36,6 +36,15 @@ class Result:
     server_cpu: float | None = None
     """CPU time of the started server / wall time (1.0 = one core busy); None for --url."""
     client_cpu: float = 0.0
+    reconnects: int = 0
+    """Connections that dropped and came back (players with ``--reconnect``)."""
+    reconnect_p50_s: float = 0.0
+    reconnect_max_s: float = 0.0
+    """From a dropped connection to the first ``state`` on the next one."""
+    unreconnected: int = 0
+    """Players still without a connection when the run ended."""
+    reconnect_failures: dict[str, int] | None = None
+    """Dropped connections and failed attempts to connect again, by reason."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document (its keys are a documented interface)."""
@@ -54,6 +63,11 @@ class Result:
             "concurrent_mean": round(self.concurrent_mean, 1),
             "server_cpu": None if self.server_cpu is None else round(self.server_cpu, 2),
             "client_cpu": round(self.client_cpu, 2),
+            "reconnects": self.reconnects,
+            "reconnect_p50_s": round(self.reconnect_p50_s, 3),
+            "reconnect_max_s": round(self.reconnect_max_s, 3),
+            "unreconnected": self.unreconnected,
+            "reconnect_failures": self.reconnect_failures or {},
         }
 
     def summary(self, errors: Counter[str] | None = None) -> str:
@@ -67,6 +81,12 @@ class Result:
             f"max {self.max_ms:.1f} ms\n"
             f"errors: {self.errors} {dict(errors) if errors else ''}\n"
             f"CPU: server {cores(self.server_cpu)}, players {cores(self.client_cpu)}"
+            + (
+                f"\nreconnections: {self.reconnects} (p50 {self.reconnect_p50_s:.2f} s, max "
+                f"{self.reconnect_max_s:.2f} s), {self.unreconnected} players not back at the end"
+                if self.reconnects or self.unreconnected
+                else ""
+            )
         )
 
 
