@@ -32,6 +32,7 @@ COMMANDS: Final = (
     "play",
     "replay",
     "hint",
+    "review",
     "arena",
     "analyze",
     "bench",
