@@ -221,7 +221,7 @@ def test_the_bots_searches_as_analysers(spec: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("neural", Analyser("neural", 48)),
+        ("neural", Analyser("neural", 128)),
         ("mcts:200", Analyser("mcts", 200)),
         ("neural-mcts:5", Analyser("neural-mcts", 5)),
     ],

@@ -34,7 +34,7 @@ LABEL_STYLES = {
     "mistake": "dark_orange",
     "blunder": "bold red",
 }
-DEFAULT_BOT = "neural:48"
+DEFAULT_BOT = "neural:128"
 """Kept equal to :data:`gonuts.review.DEFAULT_ANALYSER` (a test checks), without importing the
 analyser (NumPy) to build the parser."""
 

@@ -52,10 +52,11 @@ from gonuts.view import PlayerView, make_views
 
 AnalyserKind = Literal["neural", "mcts", "neural-mcts"]
 ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mcts")
-DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 48, "mcts": 1000, "neural-mcts": 400}
+DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
 """Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
 FINISH_ROUND = True
+VALUE_SHIFT = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +315,7 @@ def normalized_values(values: Sequence[float]) -> list[float]:
     add up to 1. The value head alone is no calibrated probability — at the start of a
     4-player game it gives every seat about 0.8 (it learned against weaker players and counts a
     little of the score margin) — but how the seats' values compare is what it learned."""
-    clipped = [max(0.0, v) for v in values]
+    clipped = [max(0.0, v + VALUE_SHIFT) for v in values]
     total = sum(clipped)
     if total <= 0.0:
         return [1.0 / len(values)] * len(values)
