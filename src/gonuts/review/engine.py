@@ -55,8 +55,6 @@ ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mct
 DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
 """Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
-FINISH_ROUND = True
-VALUE_SHIFT = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +66,7 @@ class Analyser:
 
     @property
     def spec(self) -> str:
-        """The name ``--bot`` takes, e.g. ``neural:48``."""
+        """The name ``--bot`` takes, e.g. ``neural:128``."""
         return f"{self.kind}:{self.budget}"
 
 
@@ -218,8 +216,7 @@ def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list
             for p, b in fixed:
                 rules.apply_unchecked(h, p, b)
             rules.apply_unchecked(h, seat, a)
-            if FINISH_ROUND:
-                _finish_round(net, h, start_round)
+            _finish_round(net, h, start_round)
             leaves.append(h)
         for i, value in enumerate(_values(net, leaves, seat)):
             totals[i] += value
@@ -315,7 +312,7 @@ def normalized_values(values: Sequence[float]) -> list[float]:
     add up to 1. The value head alone is no calibrated probability — at the start of a
     4-player game it gives every seat about 0.8 (it learned against weaker players and counts a
     little of the score margin) — but how the seats' values compare is what it learned."""
-    clipped = [max(0.0, v + VALUE_SHIFT) for v in values]
+    clipped = [max(0.0, v) for v in values]
     total = sum(clipped)
     if total <= 0.0:
         return [1.0 / len(values)] * len(values)
