@@ -34,6 +34,14 @@ LABEL_STYLES = {
     "mistake": "dark_orange",
     "blunder": "bold red",
 }
+SHORT_LABELS = {
+    "best": "best",
+    "excellent": "excel.",
+    "good": "good",
+    "inaccuracy": "inacc.",
+    "mistake": "mist.",
+    "blunder": "blund.",
+}
 DEFAULT_BOT = "neural:128"
 """Kept equal to :data:`gonuts.review.DEFAULT_ANALYSER` (a test checks), without importing the
 analyser (NumPy) to build the parser."""
@@ -147,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail("review", f"cannot write {args.json}: {exc.strerror or exc}", 1)
     out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, width=120)
     out.print(review_renderable(review, seconds))
     return 0
 
@@ -185,7 +195,8 @@ def _review(
 
 
 def label_text(label: str) -> Text:
-    return Text(label, style=LABEL_STYLES.get(label, ""))
+    style = next((LABEL_STYLES[k] for k, v in SHORT_LABELS.items() if v == label), "")
+    return Text(label, style=LABEL_STYLES.get(label, style))
 
 
 def review_renderable(review: Review, seconds: float | None = None) -> RenderableType:
@@ -209,12 +220,12 @@ def summary_table(review: Review) -> Table:
     from gonuts.review import LABELS  # noqa: PLC0415
 
     table = Table(title="Accuracy and labels per seat")
-    table.add_column("seat")
+    table.add_column("seat", no_wrap=True)
     table.add_column("score", justify="right")
     table.add_column("accuracy", justify="right")
-    table.add_column("decisions", justify="right")
+    table.add_column("judged", justify="right")
     for name in LABELS:
-        table.add_column(label_text(name), justify="right")
+        table.add_column(label_text(SHORT_LABELS[name]), justify="right")
     for seat in range(len(review.players)):
         label = seat_label(review.players, seat)
         if seat in review.winners:
@@ -226,7 +237,7 @@ def summary_table(review: Review) -> Table:
             label,
             str(review.scores[seat]),
             "–" if accuracy is None else f"{accuracy:.1f}",
-            str(len(review.seat_decisions(seat))) if judged else "not judged",
+            str(len(review.seat_decisions(seat))) if judged else "no",
             *[str(counts[name]) if judged else "" for name in LABELS],
         )
     return table
