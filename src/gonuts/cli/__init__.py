@@ -33,6 +33,7 @@ COMMANDS: Final = (
     "play",
     "replay",
     "hint",
+    "review",
     "arena",
     "analyze",
     "bench",

@@ -1,0 +1,349 @@
+"""The analyser: every legal action of one decision, judged from the deciding seat's own view.
+
+A decision is judged on the seat's :class:`~gonuts.view.PlayerView` at that moment, never on
+the game state: the deck order and the picks or passes other players made in secret are
+unknown to it, so the analyser samples them, as the bots do
+(:class:`~gonuts.bots.determinize.Determinizer`).
+
+The default analyser, ``neural:N``, is a paired one-step look-ahead with the shipped network
+(:func:`gonuts.bots.neural.shipped_network`):
+
+1. draw N states consistent with the view (the unseen deck shuffled, the others' secret choices
+   pending again);
+2. in each, the other players who choose at the same time (the picks, Cinnamon Twist) choose
+   once, sampled from the network's policy on their own view of that state — the *same* choice
+   for every action the seat could take (common random numbers: the actions are compared on
+   the same samples, so their difference has far less noise than each value);
+3. for every legal action of the seat, play it, let everyone play the network's most likely
+   action until the round is over (the powers resolved, the row refilled), and read the seat's
+   value from the network's value head on the seat's own view of the state reached (at the end
+   of the game: the true reward);
+4. the action's value is the mean over the N samples, on the network's reward scale (win share
+   plus a hundredth of the score margin); the loss is measured on it, and the value clipped to
+   [0, 1] is the reported (uncalibrated) win probability.
+
+``mcts:N`` and ``neural-mcts:N`` use the bots' own searches instead
+(:func:`gonuts.bots.hint.hint`, N iterations): their best action is the search's recommendation
+and each action's win probability is the search's estimate for it (fewer simulations for the
+actions the search liked less, so noisier; see docs/review.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import math
+import random
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import numpy as np
+
+from gonuts import rules
+from gonuts.actions import Action
+from gonuts.bots.determinize import Determinizer
+from gonuts.bots.hint import hint
+from gonuts.bots.neural import Network, shipped_network
+from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
+from gonuts.scoring import scores
+from gonuts.state import GameState, Phase
+from gonuts.view import PlayerView, make_views
+
+AnalyserKind = Literal["neural", "mcts", "neural-mcts"]
+ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mcts")
+DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
+"""Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
+MAX_BUDGET: Final = 1_000_000
+MARGIN_WEIGHT: Final = 0.01
+MARGIN_CLIP: Final = 30.0
+"""As the network's training reward (:mod:`gonuts.train.ppo`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analyser:
+    """Which analyser judges the decisions and with how much work per decision."""
+
+    kind: AnalyserKind = "neural"
+    budget: int = DEFAULT_BUDGETS["neural"]
+
+    @property
+    def spec(self) -> str:
+        """The name ``--bot`` takes, e.g. ``neural:128``."""
+        return f"{self.kind}:{self.budget}"
+
+
+DEFAULT_ANALYSER: Final = Analyser()
+
+
+def parse_analyser(spec: str) -> Analyser:
+    """``neural``, ``neural:N``, ``mcts:N``, ``neural-mcts:N`` (N ≥ 1; the kind alone takes its
+    default budget). ``ValueError`` with a one-line reason otherwise."""
+    kind, colon, budget = spec.partition(":")
+    if kind not in ANALYSER_KINDS:
+        raise ValueError(f"unknown analyser {spec!r}: use neural:N, mcts:N or neural-mcts:N")
+    if not colon:
+        return Analyser(kind, DEFAULT_BUDGETS[kind])
+    try:
+        value = int(budget)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_BUDGET:
+        raise ValueError(
+            f"bad budget {budget!r} in {spec!r}: a whole number from 1 to {MAX_BUDGET}"
+        )
+    return Analyser(kind, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The analyser's estimate of every legal action of one decision."""
+
+    actions: tuple[Action, ...]
+    """The legal actions, in notation order."""
+    win_probabilities: tuple[float, ...]
+    """One per action: the seat's estimated chance of winning after it (0 … 1)."""
+    best: Action
+    values: tuple[float, ...] = ()
+    """One per action: what the loss is measured on (``neural``: the network's reward, win
+    share plus a hundredth of the score margin, unclipped; the search's estimate otherwise)."""
+
+    def value(self, action: Action) -> float:
+        values = self.values or self.win_probabilities
+        return values[self.actions.index(action)]
+
+    def win_probability(self, action: Action) -> float:
+        return self.win_probabilities[self.actions.index(action)]
+
+    @property
+    def best_win_probability(self) -> float:
+        return self.win_probability(self.best)
+
+
+def judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
+    """Every legal action of ``view.seat`` now, judged by ``analyser`` from ``view`` alone.
+
+    ``ValueError`` for a spectator's view or a seat with no decision to take."""
+    if view.seat is None or not view.legal:
+        raise ValueError("only a seat with a decision to take can be judged")
+    with one_blas_thread():
+        return _judge(view, analyser, rng)
+
+
+def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
+    if analyser.kind == "neural":
+        values = neural_estimates(view, analyser.budget, rng)
+        best = max(range(len(values)), key=lambda i: (values[i], -i))
+        shown = tuple(min(1.0, max(0.0, v)) for v in values)
+        return Judgement(view.legal, shown, view.legal[best], tuple(values))
+    result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=analyser.kind)
+    by_action = {e.action: e.win_probability for e in result.estimates}
+    probabilities = tuple(min(1.0, max(0.0, by_action[a])) for a in view.legal)
+    return Judgement(view.legal, probabilities, result.recommended)
+
+
+# -- one BLAS thread --------------------------------------------------------------------------
+
+
+@functools.cache
+def _openblas_threads() -> tuple[Callable[[int], None], Callable[[], int]] | None:
+    """OpenBLAS's setter and getter of its thread count, from the library NumPy loaded (as
+    threadpoolctl finds it); ``None`` where there is none to find."""
+    libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    for path in sorted(libs.glob("*openblas*")):
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas_", "openblas_"):
+            for suffix in ("64_", ""):
+                setter = getattr(lib, f"{prefix}set_num_threads{suffix}", None)
+                getter = getattr(lib, f"{prefix}get_num_threads{suffix}", None)
+                if setter is not None and getter is not None:
+                    setter.argtypes = [ctypes.c_int]
+                    getter.restype = ctypes.c_int
+                    return setter, getter
+    return None
+
+
+_BLAS_LOCK = threading.Lock()
+_BLAS_USERS = [0, 0]
+"""Reviews running in this process, and the thread count to restore after the last."""
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run the network's matrix products on one OpenBLAS thread (restored afterwards).
+
+    Its products are tiny (a few rows of 538 × 256): spread over the threads of a busy machine
+    they were 20–40 times slower, and the review's speed budget assumes one core."""
+    found = _openblas_threads()
+    if found is None:
+        yield
+        return
+    setter, getter = found
+    with _BLAS_LOCK:
+        if _BLAS_USERS[0] == 0:
+            _BLAS_USERS[1] = getter()
+            setter(1)
+        _BLAS_USERS[0] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS[0] -= 1
+            if _BLAS_USERS[0] == 0:
+                setter(_BLAS_USERS[1])
+
+
+# -- the network's one-step look-ahead ---------------------------------------------------------
+
+
+def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list[float]:
+    """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
+    (unclipped)."""
+    seat = view.seat
+    assert seat is not None
+    net = shipped_network(view.num_players)
+    det = Determinizer(view)
+    ids = [a.id for a in view.legal]
+    totals = [0.0] * len(ids)
+    start_round = view.round
+    # Stratified draws for the others' simultaneous choices: sample k of player p reads the
+    # policy's quantile (strata[p][k] + u) / N, so that over the N samples every player's
+    # choices follow its policy closely (less noise than N independent draws).
+    strata = []
+    for _ in range(view.num_players):
+        order = list(range(samples))
+        rng.shuffle(order)
+        strata.append(order)
+    for k in range(samples):
+        g = det.sample(rng)
+        others = [p for p in rules.to_act(g) if p != seat]
+        quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
+        fixed = _sampled_choices(net, g, others, quantiles)
+        leaves: list[GameState] = []
+        for a in ids:
+            h = g.copy(events=False)
+            for p, b in fixed:
+                rules.apply_unchecked(h, p, b)
+            rules.apply_unchecked(h, seat, a)
+            _finish_round(net, h, start_round)
+            leaves.append(h)
+        for i, value in enumerate(_values(net, leaves, seat)):
+            totals[i] += value
+    return [t / samples for t in totals]
+
+
+def _policy_logits(net: Network, g: GameState, players: Sequence[int]) -> np.ndarray:
+    views = make_views(g, players)
+    obs = np.zeros((len(players), OBS_SIZE), np.float32)
+    for row, p in enumerate(players):
+        encode_observation(views[p], out=obs[row])
+    logits, _ = net.forward(obs)
+    return logits
+
+
+def _sampled_choices(
+    net: Network, g: GameState, players: Sequence[int], quantiles: Sequence[float]
+) -> list[tuple[int, int]]:
+    """Each of ``players`` chooses once from the network's policy on its own view: the action
+    at the given quantile (0 … 1) of its policy (legal actions in id order)."""
+    if not players:
+        return []
+    n = g.n
+    logits = _policy_logits(net, g, players)
+    out: list[tuple[int, int]] = []
+    for row, p in enumerate(players):
+        ids = list(rules.legal_ids(g, p))
+        if len(ids) == 1:
+            out.append((p, ids[0]))
+            continue
+        z = np.array([logits[row, to_env_action(a, p, n)] for a in ids], np.float64)
+        weights = np.exp(z - z.max())
+        x = quantiles[row] * float(weights.sum())
+        choice = ids[-1]
+        for a, w in zip(ids, weights, strict=True):
+            x -= float(w)
+            if x < 0.0:
+                choice = a
+                break
+        out.append((p, choice))
+    return out
+
+
+def _finish_round(net: Network, g: GameState, start_round: int) -> None:
+    """Everyone plays the network's most likely action until the round ``start_round`` is over."""
+    n = g.n
+    while g.phase is not Phase.OVER and not (g.phase is Phase.SELECT and g.round != start_round):
+        acting = rules.to_act(g)
+        choices: list[tuple[int, int]] = []
+        deciding: list[int] = []
+        for p in acting:
+            ids = rules.legal_ids(g, p)
+            if len(ids) == 1:
+                choices.append((p, ids[0]))
+            else:
+                deciding.append(p)
+        if deciding:
+            logits = _policy_logits(net, g, deciding)
+            for row, p in enumerate(deciding):
+                ids = rules.legal_ids(g, p)
+                best = max(ids, key=lambda a: logits[row, to_env_action(a, p, n)])
+                choices.append((p, best))
+        for p, a in choices:
+            rules.apply_unchecked(g, p, a)
+
+
+def _values(net: Network, leaves: Sequence[GameState], seat: int) -> list[float]:
+    """The seat's reward at each leaf, as the network learned it: its win share plus a
+    hundredth of its score margin (clipped at ±30) at the end of the game, else the network's
+    value of the seat's own view of the leaf."""
+    out = [math.nan] * len(leaves)
+    open_rows: list[int] = []
+    for i, h in enumerate(leaves):
+        if h.phase is Phase.OVER:
+            out[i] = _reward(h, seat)
+        else:
+            open_rows.append(i)
+    if open_rows:
+        obs = np.zeros((len(open_rows), OBS_SIZE), np.float32)
+        for row, i in enumerate(open_rows):
+            encode_observation(make_views(leaves[i], (seat,))[seat], out=obs[row])
+        _, values = net.forward(obs)
+        for row, i in enumerate(open_rows):
+            out[i] = float(values[row])
+    return out
+
+
+def _reward(g: GameState, seat: int) -> float:
+    totals = scores(g.coll, g.n)
+    margin = totals[seat] - max(t for p, t in enumerate(totals) if p != seat)
+    win = 1.0 / len(g.winners) if seat in g.winners else 0.0
+    return win + MARGIN_WEIGHT * max(-MARGIN_CLIP, min(MARGIN_CLIP, margin))
+
+
+def normalized_values(values: Sequence[float]) -> list[float]:
+    """Every seat's network value (clipped at 0) divided by their sum: win probabilities that
+    add up to 1. The value head alone is no calibrated probability — at the start of a
+    4-player game it gives every seat about 0.8 (it learned against weaker players and counts a
+    little of the score margin) — but how the seats' values compare is what it learned."""
+    clipped = [max(0.0, v) for v in values]
+    total = sum(clipped)
+    if total <= 0.0:
+        return [1.0 / len(values)] * len(values)
+    return [v / total for v in clipped]
+
+
+def table_win_probabilities(views: Sequence[PlayerView]) -> list[float]:
+    """Each seat's chance of winning from its own view (one view per seat, in seat order): the
+    network's values, :func:`normalized_values` (the win-probability graph)."""
+    net = shipped_network(len(views))
+    obs = np.zeros((len(views), OBS_SIZE), np.float32)
+    for row, view in enumerate(views):
+        encode_observation(view, out=obs[row])
+    _, values = net.forward(obs)
+    return normalized_values([float(v) for v in values])
