@@ -93,9 +93,13 @@ def store_table(
     table_id = secrets.token_urlsafe(8)
     store = TableStore(db_url)
     try:
-        store.create(StoredTable(table_id, "playing", deck, seats))
+        # Stored as "finished" (no page lists or loads such a table unasked) until its whole
+        # history is in, then in play: a lobby's listing must not load it half-written and let
+        # its bots move in the middle of the history.
+        store.create(StoredTable(table_id, "finished", deck, seats))
         for seq, (seat, notation) in enumerate(actions):
             store.append_action(table_id, StoredAction(seq, seat, notation))
+        store.start(table_id)
     finally:
         store.close()
     return Stacked(table_id, token, game)

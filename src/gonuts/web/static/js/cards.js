@@ -148,13 +148,14 @@ export function donutArt(kind, size = 64) {
 
 /** The player-count dots ("••" for green 2+, up to "•••••" for blue 5+). */
 export function dots(min) {
-  return h("span", { class: "dots", "aria-label": t("card.players", { n: min }) }, "•".repeat(min));
+  return h("span", { class: "dots", role: "img", "aria-label": t("card.players", { n: min }) }, "•".repeat(min));
 }
 
 /**
  * A card element.
  * @param {string} kind  card kind id
- * @param {{compact?: boolean, position?: number, count?: number, tag?: string, attrs?: object}} [opts]
+ * @param {{compact?: boolean, position?: number, count?: number, tag?: string, attrs?: object,
+ *          srPrefix?: string}} [opts]  srPrefix: words only a screen reader hears, first
  */
 export function cardEl(kind, opts = {}) {
   const info = KINDS.get(kind);
@@ -175,6 +176,7 @@ export function cardEl(kind, opts = {}) {
       "aria-label": opts.compact ? label : null,
       ...(opts.attrs ?? {}),
     },
+    opts.srPrefix ? h("span", { class: "sr-only" }, opts.srPrefix) : null,
     h("span", { class: "card-head" },
       h("span", { class: "card-name" }, cardName(kind)),
       info?.power ? h("span", { class: "star", title: t("table.power") }, "★") : null,
@@ -201,19 +203,18 @@ export function collectionCard(kind, count) {
   const info = KINDS.get(kind);
   const min = info?.min ?? 2;
   const points = cardPoints(kind);
-  const label = [cardName(kind), info?.power ? "★" : "", `${t("card.points")}: ${points}`, count > 1 ? `×${count}` : ""]
-    .filter(Boolean).join(" · ");
+  // The name a screen reader reads is the visible text, then the points (WCAG 2.5.3).
   return h("button", {
       type: "button",
       class: `card compact chip colour-${COLOUR_NAMES[min]}`,
       dataset: { kind, tip: `${cardName(kind)}: ${points}` },
-      "aria-label": label,
       onclick: () => showCardDetails(kind),
     },
     h("span", { class: "card-art" }, donutArt(kind, 22)),
     h("span", { class: "card-name" }, cardName(kind)),
-    info?.power ? h("span", { class: "star", "aria-hidden": "true" }, "★") : null,
-    count > 1 ? h("span", { class: "count" }, `×${count}`) : null);
+    info?.power ? h("span", { class: "star" }, "★") : null,
+    count > 1 ? h("span", { class: "count" }, `×${count}`) : null,
+    h("span", { class: "sr-only" }, `, ${t("card.points")}: ${points}`));
 }
 
 /** A long press on a row card (a touch screen) opens its details instead of picking it. */

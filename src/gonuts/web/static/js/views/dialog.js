@@ -16,7 +16,7 @@ export function choiceDialog(spec) {
       h("h2", { id: "choice-title" }, spec.title),
       h("p", {}, spec.question),
       spec.drawn?.length
-        ? h("div", { class: "collection", "aria-label": t("dialog.drawn") }, spec.drawn.map((k) => cardEl(k, { compact: true })))
+        ? h("div", { class: "collection", role: "group", "aria-label": t("dialog.drawn") }, spec.drawn.map((k) => cardEl(k, { compact: true })))
         : null,
       h("div", { class: "choice-list" },
         spec.options.map((o) =>
@@ -83,7 +83,6 @@ export function stealDialog(spec) {
           const total = Object.values(o.collection ?? {}).reduce((a, b) => a + b, 0);
           return h("button", {
               type: "button", dataset: { seat: o.seat }, onclick: () => showCards(o),
-              "aria-label": `${o.name}: ${tn("table.cards", total)}`,
             },
             h("span", { class: "opponent-name" },
               h("strong", {}, o.name),

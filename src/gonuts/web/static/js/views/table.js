@@ -334,10 +334,10 @@ export class TableScreen {
         const card = kind
           ? cardEl(kind, {
               tag: "button",
+              srPrefix: `${t("table.position", { n: pos })}:`,
               attrs: {
                 type: "button",
                 disabled: !canPick,
-                "aria-label": t("table.pick_aria", { position: pos, card: cardName(kind) }),
                 "data-testid": `pick-${pos}`,
                 onclick: canPick ? () => this.#send(`pick ${pos}`) : null,
               },
@@ -401,7 +401,7 @@ export class TableScreen {
             dataset: { seat: p },
           },
           head,
-          folded ? null : h("div", { class: "collection", "aria-label": t("table.collection_of", { name }) },
+          folded ? null : h("div", { class: "collection", role: "group", "aria-label": t("table.collection_of", { name }) },
             sortedKinds(coll).map((k) => collectionCard(k, coll[k]))));
       }));
   }
