@@ -121,6 +121,16 @@ def test_a_power_dialog_the_end_screen_and_the_replay_pass_axe(
     expect(page.get_by_test_id("replay-viewer")).to_be_visible()
     page.get_by_test_id("replay-next").click()
     assert_accessible(page, "replay")
+    # the arrow keys step through the game (issue 25 item 7)
+    step = page.get_by_test_id("replay-step")
+    expect(step).to_contain_text("Step 1 ")
+    page.keyboard.press("ArrowRight")
+    expect(step).to_contain_text("Step 2 ")
+    page.keyboard.press("ArrowLeft")
+    expect(step).to_contain_text("Step 1 ")
+    # the game is over: a pick made during a round shows before the reveal
+    page.keyboard.press("ArrowRight")  # step 2: the second pick of round 1
+    expect(page.locator("[data-testid=row] .marker")).to_have_count(2)
     assert contexts.errors == []
 
 

@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from .conftest import Contexts, LiveServer
-from .helpers import act_once
+from .helpers import act_once, open_more_options
 from .test_browser import wait_for_table
 
 SERVER_OPTIONS: dict[str, Any] = {"clock_scale": 0.05, "bot_delay": 0.5, "replace_after": 6.0}
@@ -29,6 +29,7 @@ def create_clocked_table(page: Page, name: str, seats: list[str], clock: str) ->
         page.get_by_test_id("remove-seat").click()
     for i, choice in enumerate(seats):
         page.get_by_test_id(f"seat-{i}").select_option(choice)
+    open_more_options(page)
     page.get_by_test_id("clock-choice").select_option(clock)
     page.get_by_test_id("create").click()
     page.wait_for_url(re.compile(r"/t/[^/?]+$"))

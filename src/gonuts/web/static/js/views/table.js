@@ -146,6 +146,12 @@ export class TableScreen {
     if (this.view && !this.revealing) this.render();
   }
 
+  /** My rating after this (rated) game, for the end screen. */
+  setRating(rating) {
+    this.extra = { ...this.extra, rating };
+    if (this.view?.over) this.render();
+  }
+
   setHints(message) {
     if (message.version !== this.version) return;
     this.hints = message.hint;
@@ -211,6 +217,7 @@ export class TableScreen {
         view.seat !== null && view.seat !== undefined ? this.handlers.playAgain : undefined,
         this.extra.gameId ?? null,
         this.#lastRound(),
+        this.extra.rating ?? null,
       ));
       return;
     }
