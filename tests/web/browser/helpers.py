@@ -17,6 +17,13 @@ from playwright.sync_api import Page, WebSocket
 QUICK_MS = 1500
 
 
+def open_more_options(page: Page) -> None:
+    """Unfold the lobby form's optional settings (house rules, turn clock)."""
+    details = page.get_by_test_id("more-options")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+
+
 def end_screen_shown(page: Page) -> bool:
     return page.locator("[data-testid=end-screen]").count() > 0
 

@@ -68,6 +68,15 @@ def test_sign_up_play_a_rated_game_then_the_leaderboard(
     play_until_over([ana, ben], random.Random(21), timeout=150)
     summary = httpx.get(live_server.path(f"/api/tables/{table_id}")).json()
     winners = {summary["seats"][i]["name"] for i in summary["winners"]}
+    # the end screen shows the rating change, and the header the new rating, without navigating
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        line = page.get_by_test_id("rating-change")
+        expect(line).to_contain_text("Your rating: ")
+        me = httpx.get(live_server.path(f"/api/players/{name}")).json()
+        change = me["history"][-1]["change"]
+        sign = "+" if change >= 0 else "−"
+        expect(line).to_have_text(f"Your rating: {me['rating']} ({sign}{abs(change)})")
+        expect(page.get_by_test_id("my-rating")).to_have_text(str(me["rating"]))
 
     # the leaderboard: both players, one rated game each; the winner gained
     ana.get_by_role("link", name="Leaderboard").first.click()

@@ -80,7 +80,7 @@ def test_lobby_then_a_full_game_against_two_bots(
             and page.locator(".player.me .card").count()
         ):
             page.wait_for_timeout(300)
-            page.screenshot(path=screenshots / "table.png", full_page=True)
+            page.screenshot(path=screenshots / "table-3-players.png")
             shots.add("table")
 
         if not act_once(page, rng, prefer_power=True, before_dialog=shoot_dialog):
@@ -314,5 +314,5 @@ def test_the_table_fits_a_phone_screen(contexts: Contexts, screenshots: Path) ->
     expect(page.locator("[data-testid=row] .card")).to_have_count(7)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page is {overflow}px wider than the phone"
-    page.screenshot(path=screenshots / "table-phone.png", full_page=True)
+    page.screenshot(path=screenshots / "table-phone-6-players.png")
     assert contexts.errors == []

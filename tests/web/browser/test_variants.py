@@ -9,14 +9,21 @@ import re
 from playwright.sync_api import expect
 
 from .conftest import Contexts
-from .helpers import play_until_over
+from .helpers import open_more_options, play_until_over
 
 
 def test_a_table_made_with_a_house_rule_shows_its_badge(contexts: Contexts) -> None:
     page = contexts.page()
     page.goto("/")
     page.get_by_label("Your name").first.fill("Ana")
-    # each house rule says what it changes
+    # "Create" is on the first screen; the optional settings fold away above it
+    create = page.get_by_test_id("create").bounding_box()
+    assert create is not None and create["y"] + create["height"] <= 800
+    open_more_options(page)
+    # each house rule says what it changes, its name said once
+    expect(page.locator("label.variant").first).not_to_contain_text(
+        "Sprinkled gives any card — Sprinkled:"
+    )
     expect(page.get_by_test_id("variants")).to_contain_text("this Sprinkled included")
     expect(page.get_by_test_id("variants")).to_contain_text("this Milk included")
     expect(page.get_by_test_id("variants")).to_contain_text("has no card at all")

@@ -148,13 +148,14 @@ export function donutArt(kind, size = 64) {
 
 /** The player-count dots ("••" for green 2+, up to "•••••" for blue 5+). */
 export function dots(min) {
-  return h("span", { class: "dots", "aria-label": t("card.players", { n: min }) }, "•".repeat(min));
+  return h("span", { class: "dots", role: "img", "aria-label": t("card.players", { n: min }) }, "•".repeat(min));
 }
 
 /**
  * A card element.
  * @param {string} kind  card kind id
- * @param {{compact?: boolean, position?: number, count?: number, tag?: string, attrs?: object}} [opts]
+ * @param {{compact?: boolean, position?: number, count?: number, tag?: string, attrs?: object,
+ *          srPrefix?: string}} [opts]  srPrefix: words only a screen reader hears, first
  */
 export function cardEl(kind, opts = {}) {
   const info = KINDS.get(kind);
@@ -169,10 +170,13 @@ export function cardEl(kind, opts = {}) {
     {
       class: `card colour-${COLOUR_NAMES[min]}${opts.compact ? " compact" : ""}`,
       dataset: { kind },
-      title: opts.compact ? [cardName(kind), cardPoints(kind), power].filter(Boolean).join("\n") : null,
+      title: [cardName(kind), cardPoints(kind), power].filter(Boolean).join("\n"),
+      // A plain compact card is an image of the card to assistive technology (its label says it).
+      role: opts.compact && tag === "div" ? "img" : null,
       "aria-label": opts.compact ? label : null,
       ...(opts.attrs ?? {}),
     },
+    opts.srPrefix ? h("span", { class: "sr-only" }, opts.srPrefix) : null,
     h("span", { class: "card-head" },
       h("span", { class: "card-name" }, cardName(kind)),
       info?.power ? h("span", { class: "star", title: t("table.power") }, "★") : null,
@@ -187,6 +191,53 @@ export function cardEl(kind, opts = {}) {
     h("span", { class: "card-foot" }, dots(min),
       opts.count && opts.count > 1 ? h("span", { class: "count" }, `×${opts.count}`) : null),
   );
+}
+
+/**
+ * A card of a collection, compact: its drawing, its whole name (wrapped, never clipped), ★ and
+ * the count; its points show on hover or keyboard focus, and a tap or Enter opens its details.
+ * @param {string} kind
+ * @param {number} count
+ */
+export function collectionCard(kind, count) {
+  const info = KINDS.get(kind);
+  const min = info?.min ?? 2;
+  const points = cardPoints(kind);
+  // The name a screen reader reads is the visible text, then the points (WCAG 2.5.3).
+  return h("button", {
+      type: "button",
+      class: `card compact chip colour-${COLOUR_NAMES[min]}`,
+      dataset: { kind, tip: `${cardName(kind)}: ${points}` },
+      onclick: () => showCardDetails(kind),
+    },
+    h("span", { class: "card-art" }, donutArt(kind, 22)),
+    h("span", { class: "card-name" }, cardName(kind)),
+    info?.power ? h("span", { class: "star" }, "★") : null,
+    count > 1 ? h("span", { class: "count" }, `×${count}`) : null,
+    h("span", { class: "sr-only" }, `, ${t("card.points")}: ${points}`));
+}
+
+/** A long press on a row card (a touch screen) opens its details instead of picking it. */
+export function longPress(el, kind) {
+  let timer = 0;
+  let fired = false;
+  const cancel = () => clearTimeout(timer);
+  el.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "touch") return;
+    fired = false;
+    timer = window.setTimeout(() => {
+      fired = true;
+      showCardDetails(kind);
+    }, 500);
+  });
+  for (const type of ["pointerup", "pointercancel", "pointerleave"]) el.addEventListener(type, cancel);
+  el.addEventListener("contextmenu", (e) => e.preventDefault());
+  el.addEventListener("click", (e) => {
+    if (!fired) return;
+    fired = false;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  }, { capture: true });
 }
 
 /** A small trophy icon (drawn, so it needs no emoji font). */

@@ -19,7 +19,13 @@ export function variantChoices(chosen) {
           "data-testid": `variant-${v}`,
           onchange: (e) => (e.target.checked ? chosen.add(v) : chosen.delete(v)),
         }),
-        h("span", {}, h("strong", {}, t(`variant.${v}.name`)), " — ", t(`variant.${v}.text`)))));
+        h("span", {}, h("strong", {}, t(`variant.${v}.name`)), h("span", { class: "variant-text" }, ruleText(v))))));
+}
+
+/** A rule's explanation without the card name it starts with ("Sprinkled: …"), which the
+ * bold name above it already says. */
+function ruleText(v) {
+  return t(`variant.${v}.text`).replace(/^[^:.]{1,40}:\s*/u, "").replace(/^\p{Ll}/u, (c) => c.toUpperCase());
 }
 
 /** The names of `variants`, joined; "" for the default game. */

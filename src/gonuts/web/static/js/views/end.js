@@ -13,8 +13,9 @@ import { cardName, listJoin, t } from "../i18n.js";
  * @param {(() => void)|undefined} playAgain
  * @param {string|null} [gameId]  for the record download link
  * @param {object[]} [lastRound]  the last round's events, kept on screen
+ * @param {{rating: number, change: number}|null} [rating]  my new rating (a rated game)
  */
-export function endScreen(view, names, breakdown, playAgain, gameId = null, lastRound = []) {
+export function endScreen(view, names, breakdown, playAgain, gameId = null, lastRound = [], rating = null) {
   const winners = view.winners ?? [];
   const rows = breakdown ?? names.map((_, p) => ({
     player: p,
@@ -28,6 +29,11 @@ export function endScreen(view, names, breakdown, playAgain, gameId = null, last
     h("p", { class: "muted end-title" }, t("end.title")),
     h("h2", {}, trophy(28), " ", winners.length > 1 ? t("end.winners", { names: winnerNames }) : t("end.winner", { names: winnerNames })),
     h("p", { "data-testid": "end-why" }, t("end.why")),
+    tieBreak(rows, winners, names),
+    rating
+      ? h("p", { class: "rating-change", "data-testid": "rating-change" },
+          t("end.rating", { rating: rating.rating, change: `${rating.change >= 0 ? "+" : "−"}${Math.abs(rating.change)}` }))
+      : null,
     h("table", { class: "breakdown" },
       h("thead", {}, h("tr", {},
         h("th", {}, t("end.player")), h("th", {}, t("end.breakdown")),
@@ -56,4 +62,18 @@ export function endScreen(view, names, breakdown, playAgain, gameId = null, last
           h("ul", { class: "log" }, lastRound.map((e) => h("li", {}, describeEvent(e)))))
       : null,
   );
+}
+
+/** Why the winner won a tie on points (RULES.md: the most cards breaks it), or that it stands. */
+function tieBreak(rows, winners, names) {
+  if (!rows.length) return null;
+  const top = Math.max(...rows.map((r) => r.total));
+  const tied = rows.filter((r) => r.total === top);
+  if (tied.length < 2) return null;
+  const tiedNames = listJoin(tied.map((r) => names[r.player]));
+  const most = Math.max(...tied.map((r) => r.cards));
+  const text = winners.length === 1
+    ? t("end.tiebreak_won", { names: tiedNames, score: top, winner: names[winners[0]], cards: most })
+    : t("end.tiebreak_shared", { names: listJoin(winners.map((p) => names[p])), score: top, cards: most });
+  return h("p", { class: "tie-break", "data-testid": "tie-break" }, text);
 }

@@ -90,8 +90,11 @@ export class LobbyPage {
           h("div", { class: "row-inline" },
             h("button", { type: "button", class: "secondary", "data-testid": "add-seat", onclick: () => this.#resize(1) }, `+ ${t("lobby.add_seat")}`),
             h("button", { type: "button", class: "secondary", "data-testid": "remove-seat", onclick: () => this.#resize(-1) }, `− ${t("lobby.remove_seat")}`)),
-          variantChoices(this.variants),
-          (this.clock = clockChoice()).element,
+          // the optional settings fold away, so "Create" is on the first screen
+          h("details", { class: "more-options", "data-testid": "more-options", open: this.variants.size > 0 },
+            h("summary", {}, t("lobby.more_options")),
+            variantChoices(this.variants),
+            (this.clock = clockChoice()).element),
           h("div", { class: "row-inline" },
             h("button", { type: "button", "data-testid": "create", onclick: () => this.#create() }, t("lobby.create")))),
         h("section", { class: "panel", "aria-labelledby": "tables-title" },

@@ -135,13 +135,46 @@ export class ReplayViewer {
           h("button", { type: "button", class: "secondary", "aria-label": t("replay.last"), "data-testid": "replay-last", onclick: () => this.show(last, false) }, icon("last")),
           this.slider,
           download),
-        this.label),
+        this.label,
+        h("p", { class: "muted replay-keys" }, t("replay.keys"))),
       this.board);
     this.show(0, false);
+    this.onKey = (e) => {
+      if (!this.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
+      const target = /** @type {HTMLElement|null} */ (e.target);
+      // the slider and text fields handle their own arrows
+      if (target?.closest?.("input, select, textarea, dialog")) return;
+      if (e.key === "ArrowRight") this.show(this.index + 1, true);
+      else if (e.key === "ArrowLeft") this.show(this.index - 1, false);
+      else if (e.key === "Home") this.show(0, false);
+      else if (e.key === "End") this.show(this.replay.steps.length - 1, false);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", this.onKey);
   }
 
   stop() {
     clearInterval(this.timer);
+    if (this.onKey) document.removeEventListener("keydown", this.onKey);
+    this.screen?.destroy();
+  }
+
+  /** The game is over: show the picks made so far in step `i`'s round, which a live
+   * spectator could not see (each step's actor and action say them). */
+  #picksAt(i) {
+    const view = this.replay.steps[i].view;
+    if (view.phase !== "select") return view;
+    const selections = [...(view.selections ?? view.players.map(() => null))];
+    for (let j = i; j > 0; j--) {
+      const step = this.replay.steps[j];
+      // the step that began this round was made by the last action of the round before
+      const began = (step.events ?? []).some((e) => e.type === "round_started");
+      if (began || step.view.phase !== "select" || step.view.round !== view.round) break;
+      const m = /^pick (\d+)$/.exec(step.action ?? "");
+      if (m && step.actor !== null && selections[step.actor] == null) selections[step.actor] = Number(m[1]);
+    }
+    return { ...view, selections };
   }
 
   /** Show step `i`; `animate` plays that step's events (stepping forwards by one). */
@@ -156,7 +189,7 @@ export class ReplayViewer {
     const over = step.view.over;
     // Always the whole log up to step i (so a superseded step costs nothing); forwards by one,
     // that step's own events are animated, and a newer click cancels the animation.
-    const state = { view: step.view, events: this.logs[i], events_from: 0, full: true, reveal: forward ? step.events ?? [] : [] };
+    const state = { view: this.#picksAt(i), events: this.logs[i], events_from: 0, full: true, reveal: forward ? step.events ?? [] : [] };
     this.screen.update({ ...state, breakdown: over ? this.replay.breakdown : null },
       { names: this.replay.players, breakdown: over ? this.replay.breakdown ?? undefined : undefined });
   }

@@ -2,7 +2,7 @@
 // event log, hints. Rendered from one seat's view (or a spectator's public view).
 
 import { describeAction, parseAction } from "../actions.js";
-import { cardEl, infoButton, sortedKinds } from "../cards.js";
+import { cardEl, collectionCard, infoButton, longPress, sortedKinds } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { describeEvent } from "../events.js";
 import { cardName, displayName, listJoin, t, tn } from "../i18n.js";
@@ -19,6 +19,11 @@ import { variantBadge } from "../variants.js";
  * @property {() => void} [playAgain]
  * @property {import("../clock.js").TurnClock} [clock]   countdowns and "a bot plays for you"
  */
+
+/** A phone-sized screen: opponents fold into a compact strip. */
+function compactSeats() {
+  return window.matchMedia?.("(max-width: 600px)").matches ?? false;
+}
 
 export class TableScreen {
   /**
@@ -46,13 +51,19 @@ export class TableScreen {
     this.extra = {}; // table info: names, seat kinds, breakdown, status
     this.error = "";
     this.focusKey = null; // the control that had keyboard focus, found again after a redraw
+    this.openSeats = new Set(); // opponents opened on a phone's compact strip
     this.onKey = (e) => this.#shortcut(e);
+    this.onResize = () => {
+      if (this.view && !this.revealing && compactSeats() !== this.strip) this.render();
+    };
+    window.addEventListener("resize", this.onResize);
     if (handlers.act) document.addEventListener("keydown", this.onKey);
   }
 
   /** Stop listening for the keyboard shortcuts (the page is left). */
   destroy() {
     document.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("resize", this.onResize);
   }
 
   /** 1–7 moves the focus to that row position (Enter then confirms it, as a button does). */
@@ -135,6 +146,12 @@ export class TableScreen {
     if (this.view && !this.revealing) this.render();
   }
 
+  /** My rating after this (rated) game, for the end screen. */
+  setRating(rating) {
+    this.extra = { ...this.extra, rating };
+    if (this.view?.over) this.render();
+  }
+
   setHints(message) {
     if (message.version !== this.version) return;
     this.hints = message.hint;
@@ -181,6 +198,7 @@ export class TableScreen {
   }
 
   render() {
+    this.strip = compactSeats();
     this.#rememberFocus();
     this.#draw();
     this.#restoreFocus();
@@ -199,50 +217,66 @@ export class TableScreen {
         view.seat !== null && view.seat !== undefined ? this.handlers.playAgain : undefined,
         this.extra.gameId ?? null,
         this.#lastRound(),
+        this.extra.rating ?? null,
       ));
       return;
     }
     const names = this.names();
     const decision = view.legal?.length ? view.legal : [];
     const selecting = view.phase === "select";
+    const seated = view.seat !== null && view.seat !== undefined;
     mount(
       this.root,
-      h("section", { class: "table-head" },
-        h("h2", {}, this.title || t("table.round", { n: view.round })),
-        h("div", { class: "table-stats" },
-          h("span", { class: "pill deck", "data-testid": "deck-size" }, tn("table.deck_size", view.deck_size)),
-          h("span", { class: "pill" }, t("table.discard_count", { n: view.discard.length })),
-          variantBadge(view.variants),
-          this.handlers.clock?.controls(view),
-          view.known_deck_top
-            ? h("span", { class: "pill" }, t("table.known_top", { card: cardName(view.known_deck_top) }))
-            : null,
-          this.handlers.toggleHints && view.seat !== null && view.seat !== undefined
-            ? h("label", { class: "toggle pill" },
-                h("input", {
-                  type: "checkbox", checked: this.hintsOn, "data-testid": "hints-toggle",
-                  onchange: (e) => this.handlers.toggleHints(e.target.checked),
-                }),
-                t("table.hints"))
-            : null,
+      h("div", { class: "table-screen", dataset: { players: names.length } },
+        h("div", { class: "table-main" },
+          h("section", { class: "table-head" },
+            h("h2", {}, this.title || t("table.round", { n: view.round })),
+            h("div", { class: "table-stats" },
+              h("span", { class: "pill deck", "data-testid": "deck-size" }, tn("table.deck_size", view.deck_size)),
+              h("span", { class: "pill", "data-testid": "discard-count" }, t("table.discard_count", { n: view.discard.length })),
+              variantBadge(view.variants),
+              this.handlers.clock?.controls(view),
+              view.known_deck_top
+                ? h("span", { class: "pill" }, t("table.known_top", { card: cardName(view.known_deck_top) }))
+                : null,
+              this.handlers.toggleHints && seated
+                ? h("label", { class: "toggle pill" },
+                    h("input", {
+                      type: "checkbox", checked: this.hintsOn, "data-testid": "hints-toggle",
+                      onchange: (e) => this.handlers.toggleHints(e.target.checked),
+                    }),
+                    t("table.hints"))
+                : null,
+            ),
+          ),
+          this.error ? h("div", { class: "error-banner", role: "alert" }, this.error) : null,
+          // The prompt and my countdown share one line of fixed height: the row never moves.
+          h("div", { class: "prompt-line" },
+            this.#prompt(view, names, decision),
+            this.handlers.clock?.mine(view)),
+          this.#row(view, names, selecting ? decision : []),
+          h("div", { class: "table-extras" },
+            this.hintsOn ? this.#hintsPanel(names) : null,
+            this.#log(view, names),
+            this.#discard(view),
+            seated && this.handlers.act ? this.#help(view) : null),
         ),
-      ),
-      this.error ? h("div", { class: "error-banner", role: "alert" }, this.error) : null,
-      this.#prompt(view, names, decision),
-      this.handlers.clock?.mine(view),
-      this.#row(view, names, selecting ? decision : []),
-      h("div", { class: "table-layout" },
-        h("section", { class: "panel", "aria-label": t("table.players") },
-          h("h3", {}, t("table.players")),
+        h("aside", { class: "table-side", "aria-label": t("table.players") },
+          h("h3", { class: "sr-only" }, t("table.players")),
           this.#players(view, names)),
-        h("div", {},
-          this.hintsOn ? this.#hintsPanel(names) : null,
-          this.#discard(view),
-          this.#log(view, names),
-          view.seat !== null && view.seat !== undefined && this.handlers.act ? this.#help(view) : null),
       ),
     );
+    const log = this.root.querySelector(".log");
+    if (log) log.scrollTop = log.scrollHeight; // chronological: the newest line in view
     if (decision.length && !selecting && !this.pending) this.#openDialog(view, names, decision);
+  }
+
+  /** What the pending power asks, naming the neighbour a Cinnamon Twist pass goes to. */
+  #question(view, names) {
+    if (view.power === "cinnamon_twist" && view.seat !== null && view.seat !== undefined) {
+      return t("dialog.cinnamon_twist_to", { name: names[(view.seat + 1) % names.length] });
+    }
+    return t(`dialog.${view.power}`, { n: view.step ?? 0 });
   }
 
   #prompt(view, names, decision) {
@@ -257,7 +291,7 @@ export class TableScreen {
       text = t("table.choose_position");
       cls = "prompt";
     } else if (decision.length) {
-      text = t(`dialog.${view.power}`, { n: view.step ?? 0 });
+      text = this.#question(view, names);
       cls = "prompt";
     } else if (view.phase === "select" && view.selections?.[me]) {
       text = `${t("table.locked_in", { n: view.selections[me] })} ${t("table.others_hidden")}`;
@@ -273,7 +307,8 @@ export class TableScreen {
     const waiting = (view.waiting_for ?? []).filter((p) => p !== me).map((p) => names[p]);
     if (waiting.length) {
       const w = t("table.waiting_for", { names: listJoin(waiting) });
-      text = text ? `${text} ${w}` : w;
+      // Two sentences: end the first one before the second starts.
+      text = text ? `${/[.!?…:]$/.test(text) ? text : `${text}.`} ${w}` : w;
     }
     const reopen = decision.length && view.phase !== "select" && this.dialogHidden
       ? h("button", {
@@ -289,7 +324,13 @@ export class TableScreen {
     const legal = new Set(picks.map((a) => a.position));
     const me = view.seat;
     const mine = me !== null && me !== undefined ? view.selections?.[me] : null;
-    return h("section", { class: "donut-row", "aria-label": t("table.row"), "data-testid": "row", tabindex: -1 },
+    // Fixed slots: a grid of as many columns as positions (two lines on a phone), so a card
+    // leaving during the reveal never re-flows the others.
+    const slots = view.row.length;
+    return h("section", {
+        class: "donut-row", "aria-label": t("table.row"), "data-testid": "row", tabindex: -1,
+        dataset: { slots },
+      },
       view.row.map((kind, i) => {
         const pos = i + 1;
         const markers = (view.selections ?? [])
@@ -300,29 +341,34 @@ export class TableScreen {
         const card = kind
           ? cardEl(kind, {
               tag: "button",
+              srPrefix: `${t("table.position", { n: pos })}:`,
               attrs: {
                 type: "button",
                 disabled: !canPick,
-                "aria-label": t("table.pick_aria", { position: pos, card: cardName(kind) }),
                 "data-testid": `pick-${pos}`,
                 onclick: canPick ? () => this.#send(`pick ${pos}`) : null,
               },
             })
           : h("div", { class: "empty-card" }, t("table.empty"));
+        if (kind) longPress(card, kind);
         return h("div", {
             class: `slot${kind ? "" : " empty"}${mine === pos ? " mine" : ""}${view.resolving === pos ? " resolving" : ""}`,
             dataset: { position: pos },
           },
-          h("span", { class: "slot-number", "aria-hidden": "true" }, pos),
+          h("span", { class: "slot-head" },
+            h("span", { class: "slot-number", "aria-hidden": "true" }, pos),
+            kind ? infoButton(kind) : null),
           card,
-          kind ? infoButton(kind) : null,
           h("span", { class: "markers" }, markers));
       }));
   }
 
   #players(view, names) {
     const seatKinds = this.extra.seats ?? [];
-    return h("ul", { class: "players", "data-testid": "players" },
+    const strip = compactSeats();
+    const left = names.length > 1 && view.seat !== null && view.seat !== undefined
+      ? (view.seat + 1) % names.length : null;
+    return h("ul", { class: `players${strip ? " strip" : ""}`, "data-testid": "players" },
       names.map((name, p) => {
         const coll = view.collections[p] ?? {};
         const count = Object.values(coll).reduce((a, b) => a + b, 0);
@@ -331,27 +377,39 @@ export class TableScreen {
         const info = seatKinds[p];
         const note = info?.kind === "human" && info.bot_playing ? t("table.replaced")
           : info?.kind === "human" && info.taken && !info.connected ? t("table.away") : null;
+        const me = p === view.seat;
+        // On a phone an opponent is one compact line (name, status, cards, score): a tap opens it.
+        const folded = strip && !me && !this.openSeats.has(p);
+        const status = waiting
+          ? h("span", { class: "status waiting", "data-testid": `thinking-${p}` }, t("table.thinking"))
+          : chosen ? h("span", { class: "status done" }, t("table.chosen")) : null;
+        const nameEl = h("span", { class: "player-name" },
+          name,
+          me ? ` (${t("lobby.you")})` : "",
+          note ? h("span", { class: "muted" }, ` · ${note}`) : null);
+        const leftNote = p === left ? h("span", { class: "muted left-of-me" }, t("table.on_your_left")) : null;
+        const facts = h("span", { class: "player-facts" },
+          status,
+          this.handlers.clock?.badge(p) ?? null,
+          h("span", { class: "muted card-count" }, tn("table.cards", count)),
+          h("span", { class: "player-score", "data-testid": `score-${p}`, title: t("table.score", { n: view.scores[p] }) }, view.scores[p]));
+        const head = strip && !me
+          ? h("button", {
+              type: "button", class: "player-head player-toggle", "aria-expanded": folded ? "false" : "true",
+              onclick: () => {
+                if (this.openSeats.has(p)) this.openSeats.delete(p);
+                else this.openSeats.add(p);
+                this.render();
+              },
+            }, h("span", { class: "player-who" }, nameEl, leftNote), facts)
+          : h("div", { class: "player-head" }, h("span", { class: "player-who" }, nameEl, leftNote), facts);
         return h("li", {
-            class: `player${p === view.seat ? " me" : ""}`,
+            class: `player${me ? " me" : ""}${waiting ? " thinking" : ""}${folded ? " folded" : ""}`,
             dataset: { seat: p },
           },
-          h("div", { class: "player-head" },
-            h("span", { class: "player-name" },
-              name,
-              p === view.seat ? ` (${t("lobby.you")})` : "",
-              note ? h("span", { class: "muted" }, ` · ${note}`) : null),
-            h("span", {},
-              waiting ? h("span", { class: "status waiting" }, t("table.thinking"))
-                : chosen ? h("span", { class: "status done" }, t("table.chosen")) : null,
-              " ",
-              this.handlers.clock?.badge(p) ?? null,
-              " ",
-              h("span", { class: "muted" }, tn("table.cards", count)),
-              " ",
-              h("span", { class: "player-score", "data-testid": `score-${p}`, title: t("table.score", { n: view.scores[p] }) }, view.scores[p])),
-          ),
-          h("div", { class: "collection" },
-            sortedKinds(coll).map((k) => cardEl(k, { compact: true, count: coll[k] }))));
+          head,
+          folded ? null : h("div", { class: "collection", role: "group", "aria-label": t("table.collection_of", { name }) },
+            sortedKinds(coll).map((k) => collectionCard(k, coll[k]))));
       }));
   }
 
@@ -370,11 +428,13 @@ export class TableScreen {
   }
 
   #log(view, names) {
-    const items = this.log.slice(-40).reverse();
-    return h("section", { class: "panel" },
+    // Oldest first, as a round is read; each round under its own heading line.
+    const items = this.log.slice(-60);
+    return h("section", { class: "panel log-panel" },
       h("details", { open: true },
         h("summary", {}, t("table.log")),
-        h("ul", { class: "log" }, items.map((e) => h("li", {}, describeEvent(e))))));
+        h("ul", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": t("table.log") },
+          items.map((e) => h("li", { class: e.type === "round_started" ? "round-line" : "" }, describeEvent(e))))));
   }
 
   #hintsPanel(names) {
@@ -416,10 +476,11 @@ export class TableScreen {
       // Bear Claw, Strawberry Glazed, Sprinkled: the opponent first, then the card.
       this.dialog = stealDialog({
         title: `★ ${cardName(view.power ?? "")}`,
-        question: t(`dialog.${view.power}`, { n: view.step ?? 0 }),
+        question: this.#question(view, names),
         give: view.power === "sprinkled",
+        mine: view.collections[view.seat] ?? {},
         opponents: [...seats].map((seat) => ({
-          seat, name: names[seat],
+          seat, name: names[seat], collection: view.collections[seat] ?? {},
           options: options.filter((o) => o.seat === seat),
         })),
         onChoose: (a) => this.#send(a),
@@ -433,7 +494,7 @@ export class TableScreen {
     }
     this.dialog = choiceDialog({
       title: `★ ${cardName(view.power ?? "")}`,
-      question: t(`dialog.${view.power}`, { n: view.step ?? 0 }),
+      question: this.#question(view, names),
       drawn: view.drawn,
       options: decision.map((a) => ({
         action: a.action,

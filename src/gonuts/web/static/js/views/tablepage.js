@@ -9,6 +9,7 @@ import { TurnClock } from "../clock.js";
 import { nameInput, readName } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { TutorialGuide } from "./tutorial.js";
+import { accountApi, knownAccount, refreshAccount } from "./account.js";
 
 export class TablePage {
   /**
@@ -106,6 +107,10 @@ export class TablePage {
         const shown = this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
         this.guide ??= TutorialGuide.forTable(this.body, this.summary, this.seat, this.navigate);
         this.guide?.onState(msg, shown);
+        if (msg.view.over && !this.ratingAsked && this.seat !== null && this.seat !== undefined) {
+          this.ratingAsked = true;
+          this.#showRating();
+        }
         break;
       }
       case "hint":
@@ -124,6 +129,29 @@ export class TablePage {
         break;
       default:
         break;
+    }
+  }
+
+  /** A signed-in player's rating change for this game, once the server has rated it (the
+   * header's rating is refreshed too). Unrated games (fewer than two accounts) show none. */
+  async #showRating() {
+    if (!knownAccount()) return;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 300 + attempt * 300));
+      const account = await refreshAccount();
+      if (!account) return;
+      try {
+        const profile = await accountApi.player(account.name);
+        const entry = (profile.history ?? []).find((e) => e.game_id === this.tableId);
+        if (entry) {
+          this.screen.setRating({ rating: entry.rating, change: entry.change });
+          return;
+        }
+        const game = (profile.recent_games ?? []).find((g) => g.id === this.tableId);
+        if (game && game.rating_change === null) return; // not a rated game
+      } catch {
+        return;
+      }
     }
   }
 
