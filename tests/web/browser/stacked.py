@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from gonuts.cards import KIND_IDS
 from gonuts.game import Game, deck_from_seed
-from gonuts.server.db import hash_token
-from gonuts.server.store import StoredAction, StoredSeat, StoredTable, TableStore
+from gonuts.server.kernel.db import hash_token
+from gonuts.server.play.store import StoredAction, StoredSeat, StoredTable
+from gonuts.server.store import TableStore
 from gonuts.state import Phase
 
 NAMES = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
