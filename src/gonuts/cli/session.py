@@ -12,6 +12,9 @@ the terminal itself: a game with several people at the keyboard runs on the alte
 
 Seats are numbered from 0 on screen, as in the record notation the player may type
 (``take glazed from 2`` takes a Glazed from seat 2).
+
+Over 500 lines because the loop and its screens share one small state (the game, the seats at
+the keyboard, the console); splitting the screens off would pass that state through every call.
 """
 
 from __future__ import annotations
