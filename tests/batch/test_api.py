@@ -23,6 +23,7 @@ from gonuts.batch import core  # noqa: E402
 from gonuts.batch import functional as F  # noqa: E402, N812
 from gonuts.batch.play import random_games  # noqa: E402
 from gonuts.cards import KIND_IDS, canonical_deck  # noqa: E402
+from gonuts.envs._core import IllegalEnvActionError  # noqa: E402
 from gonuts.envs.encoding import (  # noqa: E402
     from_env_action,
     legal_env_actions,
@@ -138,9 +139,23 @@ def test_functional_api_plays_like_the_rules_engine() -> None:
         assert np.allclose(np.asarray(F.rewards(s, mode)), want_r)
 
 
+def test_vector_env_through_make_vec_refuses_an_illegal_id_by_default() -> None:
+    envs = gymnasium.make_vec(
+        "gonuts/GoNuts-v0", num_envs=2, vectorization_mode="vector_entry_point", players=2
+    )
+    obs, _ = envs.reset(seed=5)
+    assert obs["action_mask"][0, 520] == 0
+    with pytest.raises(IllegalEnvActionError, match="action 520 is not legal"):
+        envs.step(np.array([520, int(np.flatnonzero(obs["action_mask"][1])[0])]))
+
+
 def test_vector_env_through_make_vec() -> None:
     envs = gymnasium.make_vec(
-        "gonuts/GoNuts-v0", num_envs=4, vectorization_mode="vector_entry_point", players=2
+        "gonuts/GoNuts-v0",
+        num_envs=4,
+        vectorization_mode="vector_entry_point",
+        players=2,
+        illegal_action="substitute",
     )
     assert isinstance(envs, GoNutsVectorEnv)
     obs, info = envs.reset(seed=5)

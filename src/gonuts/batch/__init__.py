@@ -135,7 +135,7 @@ def observe(state: State, seat: Any) -> jax.Array:
 def summary(state: State, b: int, players: Sequence[str] | None = None) -> dict[str, Any]:
     """Game ``b`` as the object ``gonuts replay --json`` prints (RECORD.md), exactly.
 
-    ``players`` names the seats (default: the rules engine's ``Player 1``, … names).
+    ``players`` names the seats (default: the rules engine's ``Player 0``, … names).
     """
     if not 0 <= b < state.phase.shape[0]:
         raise IndexError(f"no game {b} in a batch of {state.phase.shape[0]}")
@@ -161,7 +161,7 @@ def summary_from_arrays(
     """:func:`summary` of one game on the host: numpy fields without the batch axis, its
     legal mask ``[players, NUM_ACTIONS]`` and its scores."""
     n = int(s.picks.shape[0])
-    names = [f"Player {i + 1}" for i in range(n)] if players is None else list(players)
+    names = [f"Player {i}" for i in range(n)] if players is None else list(players)
     if len(names) != n:
         raise ValueError(f"{len(names)} names for {n} players")
     over = int(s.phase) == core.OVER

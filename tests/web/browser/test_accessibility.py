@@ -85,7 +85,15 @@ def test_reduced_motion_turns_the_animations_off(contexts: Contexts, module_db_u
     expect(page.get_by_test_id("pick-1")).to_be_enabled()
     thinking = page.locator(".player.thinking").first
     expect(thinking).to_be_visible()
-    assert thinking.evaluate("e => getComputedStyle(e, '::before').animationName") == "none"
+    # polled: the panel is re-rendered as the state arrives (a fresh node has its style computed
+    # a moment later); with the reduced-motion rule gone this would read "think" and time out
+    page.wait_for_function(
+        """() => {
+          const e = document.querySelector(".player.thinking");
+          return e !== null && getComputedStyle(e, "::before").animationName === "none";
+        }""",
+        timeout=5000,
+    )
     page.evaluate(
         """() => {
           window.__flights = 0;
