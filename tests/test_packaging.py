@@ -431,3 +431,25 @@ def test_core_commands_need_no_extra(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr
     replayed = run_without_extras("replay", str(record), "--json", tmp=tmp_path)
     assert '"over": true' in replayed.stdout
+
+
+def test_every_data_file_of_the_package_is_in_its_package_data() -> None:
+    """A file of ``src/gonuts`` that is not Python must match ``[tool.setuptools.package-data]``,
+    else ``pip install .`` leaves it out (as the server's text catalogues once were)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    package_data: dict[str, list[str]] = config["tool"]["setuptools"]["package-data"]
+    src = ROOT / "src"
+    covered = {
+        path
+        for package, patterns in package_data.items()
+        for pattern in patterns
+        for path in (src / package.replace(".", "/")).glob(pattern)
+        if path.is_file()
+    }
+    ignored = (".py", ".pyc", ".so", ".pyi")
+    data = {
+        path
+        for path in (src / "gonuts").rglob("*")
+        if path.is_file() and not path.name.endswith(ignored) and "__pycache__" not in path.parts
+    }
+    assert sorted(str(p.relative_to(src)) for p in data - covered) == []
