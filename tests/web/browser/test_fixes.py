@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .conftest import Contexts, LiveServer
 from .helpers import act_once, play_until_over, round_shown
@@ -162,10 +163,23 @@ def test_a_tap_on_a_phone_shows_a_cards_full_text(
         assert not page.get_by_test_id("end-screen").count()
         if not act_once(page, rng):
             page.wait_for_timeout(40)
-    mine = page.locator(".player.me .collection .card").first
-    kind = str(mine.get_attribute("data-kind"))
-    mine.tap()
-    expect(page.get_by_test_id("card-details")).to_contain_text(cards[kind]["name"])
+    # The reveal may still be re-drawing the collection (each step, the card flying in), and the
+    # card just taken may open its power's dialog: a tap that lands on a chip being replaced is
+    # retried on the new one, a dialog is answered first, a few times at most.
+    details = page.get_by_test_id("card-details")
+    for _ in range(8):
+        if page.locator("dialog[open]").count() and not details.count():
+            act_once(page, rng)
+            continue
+        mine = page.locator(".player.me .collection .card").first
+        kind = str(mine.get_attribute("data-kind"))
+        try:
+            mine.tap(timeout=2000)
+            details.wait_for(state="visible", timeout=2000)
+        except PlaywrightTimeoutError:
+            continue
+        break
+    expect(details).to_contain_text(cards[kind]["name"])
     assert contexts.errors == []
 
 
