@@ -76,7 +76,7 @@ def test_the_lobby_and_the_table_pass_axe_and_the_reveal_is_narrated(
     expect(region).to_contain_text("Selections revealed!")
     expect(region).to_contain_text(re.compile(r"takes the .+ from position \d"))
     assert region.get_attribute("aria-live") == "polite"
-    page.wait_for_function("window.__flights >= 1")
+    page.wait_for_function("() => window.__flights >= 1")
 
 
 def test_reduced_motion_turns_the_animations_off(contexts: Contexts, module_db_url: str) -> None:
