@@ -41,9 +41,13 @@ def play_to(
     power: str | None = None,
     seeds: range = range(1, 4000),
     max_steps: int = 400,
+    seat0_last: bool = False,
 ) -> tuple[tuple[str, ...], list[tuple[int, str]], Game]:
     """A deck and the actions that lead to a game where ``until`` holds (the first seed that
-    does); seat 0 takes ``power`` from the row whenever it may."""
+    does); seat 0 takes ``power`` from the row whenever it may. With ``seat0_last`` the other
+    seats choose first in every round and ``until`` is also asked between their picks, so a
+    moment can be "everyone else has chosen, and how" (their picks stored, the server's bots
+    then have nothing left to choose)."""
     for seed in seeds:
         deck = tuple(KIND_IDS[k] for k in deck_from_seed(players, seed))
         game = Game.new(list(NAMES[:players]), deck=deck)
@@ -54,7 +58,12 @@ def play_to(
                 break
             if until(game):
                 return deck, actions, game
-            for seat in game.to_act:
+            seats = game.to_act
+            if seat0_last:
+                seats = tuple(sorted(seats, key=lambda s: s == 0))
+            for seat in seats:
+                if seat0_last and until(game):
+                    return deck, actions, game
                 legal = game.legal_actions(seat)
                 choice = rng.choice(legal)
                 if seat == 0 and power is not None and game.phase is Phase.SELECT:
@@ -112,9 +121,10 @@ def stacked_table(
     until: Callable[[Game], bool],
     *,
     power: str | None = None,
+    seat0_last: bool = False,
 ) -> Stacked:
     """A stored table that opens where ``until`` first holds (see :func:`play_to`)."""
-    deck, actions, game = play_to(players, until, power=power)
+    deck, actions, game = play_to(players, until, power=power, seat0_last=seat0_last)
     return store_table(db_url, players, deck, actions, game)
 
 
