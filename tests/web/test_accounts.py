@@ -69,8 +69,13 @@ def me(client: TestClient, token: str | None = None) -> dict[str, Any] | None:
     return account
 
 
-def set_cookie_header(response: Any) -> str:
-    headers = [v for k, v in response.headers.multi_items() if k.lower() == "set-cookie"]
+def set_cookie_header(response: Any, cookie: str = COOKIE) -> str:
+    """The response's one ``Set-Cookie`` of ``cookie`` (the session's unless told)."""
+    headers = [
+        v
+        for k, v in response.headers.multi_items()
+        if k.lower() == "set-cookie" and v.startswith(f"{cookie}=")
+    ]
     assert len(headers) == 1, headers
     return str(headers[0])
 
@@ -215,18 +220,27 @@ def test_unknown_name_takes_as_long_as_a_wrong_password(make_app: AppFactory) ->
 
 
 def test_sign_in_is_rate_limited_per_name_and_per_address(app: FastAPI) -> None:
-    app.state.sign_in_limits = SignInLimits(BucketMap(0.001, 5), BucketMap(0.001, 2))
     with TestClient(app) as client:
+        signup(client, "Ana")
+        app.state.sign_in_limits = SignInLimits(BucketMap(0.001, 5), BucketMap(0.001, 2))
         attempt = {"password": "wrong password"}
         codes = [
             client.post("/api/account/signin", json={"name": n, **attempt}).status_code
             for n in ("Ana", "ana", "ANA", "Ben", "Cid", "Dan")
         ]
-        # Ana's name twice, then refused (per name, however it is spelled); Ben and Cid use
-        # up the address's five; Dan is refused for the address
+        # Ana's name twice, then refused (per name, however it is spelled); Ben and Cid (no
+        # accounts) use up the address's five; Dan is refused for the address
         assert codes == [401, 401, 429, 401, 401, 429]
         r = client.post("/api/account/signup", json={"name": "Eve", "password": PASSWORD})
         assert (r.status_code, error_code(r)) == (429, "rate_limited")
+        # a name without an account has no bucket (made-up names cannot crowd real ones out)
+        app.state.sign_in_limits = SignInLimits(BucketMap(0.001, 50), BucketMap(0.001, 2))
+        codes = [
+            client.post("/api/account/signin", json={"name": "Zed", **attempt}).status_code
+            for _ in range(4)
+        ]
+        assert codes == [401] * 4
+        assert app.state.sign_in_limits.per_name.buckets == {}
 
 
 def test_cross_site_account_writes_are_refused(client: TestClient) -> None:

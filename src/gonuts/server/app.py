@@ -117,7 +117,9 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(lobby_router(svc.lobby, lim))
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
-    accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(svc.store)
+    accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(
+        svc.store, svc.games, svc.forget_account
+    )
     app.include_router(accounts_api)
     app.include_router(socket_router(svc, lim, table_messages()))
     return app

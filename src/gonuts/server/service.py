@@ -8,16 +8,21 @@ others (they meet here and in :mod:`gonuts.server.app`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 from gonuts.game import Game
+from gonuts.server.accounts.protocol import name_owner
 from gonuts.server.accounts.ratings import rate_finished
 from gonuts.server.games.service import Games
+from gonuts.server.kernel.i18n import DELETED_PLAYER
 from gonuts.server.lobby.service import Lobby
 from gonuts.server.play import service as play
-from gonuts.server.play.protocol import LiveTable, StoredTable
+from gonuts.server.play.protocol import LiveTable, StoredTable, anonymise_account, scrub_finished
 from gonuts.server.store import TableStore
+
+log = logging.getLogger("gonuts.server")
 
 
 class Service(play.Service):
@@ -28,13 +33,37 @@ class Service(play.Service):
     def __init__(self, store: TableStore, **options: Any) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
+        self.on_finished.append(self.scrub)
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
-        self.lobby = Lobby(self)
+        self.lobby = Lobby(self, name_owner(store))
         """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
+
+    # -- a deleted account (accounts' ``on_delete``) ---------------------------------------------
+
+    async def forget_account(self, account_id: int) -> None:
+        """Unlink a deleted account from play's seats: "Deleted player" in its place, in
+        finished games' records too; its unfinished tables held here catch up and tell their
+        sockets (other processes hear the seats change through the relay)."""
+        for table_id in anonymise_account(self.store, account_id, DELETED_PLAYER):
+            table = self.tables.get(table_id)
+            if table is None:
+                continue
+            async with table.lock:
+                self.catch_up(table)
+            await self.broadcast_table(table)
+
+    def scrub(self, table_id: str, game: Game) -> None:
+        """A game that ends after a seated account was deleted was still playing under the old
+        name (in this process's memory or another's): its finished game takes "Deleted player"
+        from the seats too. Two short queries per finished game; a failure is logged."""
+        try:
+            scrub_finished(self.store, table_id, DELETED_PLAYER)
+        except Exception:
+            log.exception("scrubbing table %s failed", table_id)
 
     # -- the lobby's steps, here too (the routes and the tests call them on the service) ---------
 

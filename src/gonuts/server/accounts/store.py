@@ -4,7 +4,8 @@ a player's games."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import secrets
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from gonuts.server.kernel.db import (
     FinishedRow,
     RatingRow,
     SeatRow,
+    SecretRow,
     utcnow,
 )
 
@@ -55,6 +57,13 @@ class AccountStore(Database):
                 )
             ).first()
         return None if row is None else (row.id, row.password_hash)
+
+    def password_hash(self, account_id: int) -> str | None:
+        with self.autocommit.connect() as c:
+            found: str | None = c.scalar(
+                select(AccountRow.password_hash).where(AccountRow.id == account_id)
+            )
+        return found
 
     def set_password_hash(self, account_id: int, password_hash: str) -> None:
         """Store a rehashed password (the hasher's parameters changed since it was made)."""
@@ -105,6 +114,59 @@ class AccountStore(Database):
     def delete_session(self, token_hash: str) -> None:
         with self.autocommit.connect() as c:
             c.execute(delete(AccountSessionRow).where(AccountSessionRow.token_hash == token_hash))
+
+    def delete_sessions(self, account_id: int, keep: str | None = None) -> int:
+        """End the account's sessions but the one whose token hash is ``keep``; how many."""
+        with self.autocommit.connect() as c:
+            query = delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id)
+            if keep is not None:
+                query = query.where(AccountSessionRow.token_hash != keep)
+            return c.execute(query).rowcount
+
+    def delete_account(self, account_id: int) -> bool:
+        """Remove an account, its sessions and its rating history (its seats must have been
+        unlinked first: ``gonuts.server.play.protocol.anonymise_account``). Whether it was
+        there."""
+        with self.sessions() as s, s.begin():
+            s.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
+            s.execute(delete(RatingRow).where(RatingRow.account_id == account_id))
+            gone = s.scalar(select(AccountRow.id).where(AccountRow.id == account_id))
+            s.execute(delete(AccountRow).where(AccountRow.id == account_id))
+            return gone is not None
+
+    def secret(self, name: str) -> bytes:
+        """The shared secret ``name`` (32 random bytes), made by whichever process asks first."""
+        with self.autocommit.connect() as c:
+            found = c.scalar(select(SecretRow.value).where(SecretRow.name == name))
+        if found is None:
+            try:
+                with self.sessions() as s, s.begin():
+                    s.add(SecretRow(name=name, value=secrets.token_hex(32)))
+            except IntegrityError:
+                pass  # another process made it first: theirs is the one
+            with self.autocommit.connect() as c:
+                found = c.scalar(select(SecretRow.value).where(SecretRow.name == name))
+        assert found is not None
+        return bytes.fromhex(found)
+
+    def finished_game_ids(self, account_id: int, page: int = 200) -> Iterator[tuple[str, int]]:
+        """Every finished game the account sat at (by game id) and its seat, read ``page``
+        at a time (an export of any length in bounded memory)."""
+        after = ""
+        while True:
+            with self.autocommit.connect() as c:
+                rows = c.execute(
+                    select(SeatRow.table_id, SeatRow.seat)
+                    .join(FinishedRow, FinishedRow.table_id == SeatRow.table_id)
+                    .where(SeatRow.account_id == account_id, SeatRow.table_id > after)
+                    .order_by(SeatRow.table_id)
+                    .limit(page)
+                ).all()
+            for r in rows:
+                yield r.table_id, r.seat
+            if len(rows) < page:
+                return
+            after = rows[-1].table_id
 
     def rate_game(self, table_id: str, ranks: Sequence[int], rater: Rater) -> bool:
         """Rate a finished game once: ``rater`` gets every seat (accounts with their ratings

@@ -180,6 +180,17 @@ class RatingRow(Base):
     __table_args__ = (Index("ix_gn_ratings_account_rated", "account_id", "rated_at"),)
 
 
+class SecretRow(Base):
+    """A named random secret every server process on the database shares (the device
+    cookies' HMAC key: :mod:`gonuts.server.accounts.devices`). Made once, never sent."""
+
+    __tablename__ = "gn_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 FIRST_REVISION: Final = "0001"
 """The schema of the first web release, which made its tables without Alembic."""

@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     BAD_CREDENTIALS = "bad_credentials"
     NAME_TAKEN = "name_taken"
     UNKNOWN_PLAYER = "unknown_player"
+    NOT_SIGNED_IN = "not_signed_in"
 
 
 E = ErrorCode

@@ -206,9 +206,22 @@ _LEVEL_NAMES: Final[dict[str, dict[str, str]]] = texts("levels")
 _LEVEL_BY_WORD: Final = {w: lvl for names in _LEVEL_NAMES.values() for lvl, w in names.items()}
 
 
+DELETED_PLAYER: Final = "Deleted player"
+"""The name a deleted account's seats take in finished games and their records (fixed,
+whatever the language; :func:`display_name` shows it in the reader's)."""
+
+
+def deleted_player(lang: str) -> str:
+    """:data:`DELETED_PLAYER` in ``lang``."""
+    text: str = server_texts(lang if lang in LANGS else DEFAULT_LANG)["deleted_player"]
+    return text
+
+
 def display_name(name: str, lang: str) -> str:
     """A bot's name ("Bot 2 (easy)", stored in its table creator's language) in ``lang``;
-    any other name as it is."""
+    a deleted account's :data:`DELETED_PLAYER` in ``lang``; any other name as it is."""
+    if name == DELETED_PLAYER:
+        return deleted_player(lang)
     m = _BOT_NAME.match(name)
     if not m or m.group(2) not in _LEVEL_BY_WORD:
         return name

@@ -67,7 +67,9 @@ def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
         return {"table": table_summary(table), "seat": seat, "token": token}
 
     @api.post("/tutorial", status_code=201, response_model=Seated)
-    async def create_tutorial(body: CreateTutorial, request: Request) -> dict[str, Any]:
+    async def create_tutorial(
+        body: CreateTutorial, request: Request, account: CurrentAccount
+    ) -> dict[str, Any]:
         """The first-game guide: a 2-player table against the scripted coach, started at once
         (it counts as one of the caller's open tables)."""
         key = client_key(request)
@@ -76,7 +78,7 @@ def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
         made: str | None = None
         try:
             stored, seat, token = tutorial_table(body.name, request_lang(request))
-            table = await lobby.open_table(stored)
+            table = await lobby.open_table(stored, account.id if account is not None else None)
             made = table.id
         finally:
             quota.settle(key, made)

@@ -3,15 +3,26 @@ the tutorial's coach (play's service seats it and, after the guide, an easy bot)
 
 from __future__ import annotations
 
-from gonuts.server.lobby.rules import check_name, derived_token, new_table, new_token
+from gonuts.server.lobby.rules import (
+    MAX_NAME,
+    check_name,
+    derived_token,
+    fold_name,
+    new_table,
+    new_token,
+    normal_name,
+)
 from gonuts.server.lobby.tutorial import TUTORIAL_LEVEL, TutorialBot, again_level
 
 __all__ = [
+    "MAX_NAME",
     "TUTORIAL_LEVEL",
     "TutorialBot",
     "again_level",
     "check_name",
     "derived_token",
+    "fold_name",
     "new_table",
     "new_token",
+    "normal_name",
 ]

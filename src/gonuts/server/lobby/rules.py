@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 import unicodedata
 from collections.abc import Sequence
@@ -25,13 +26,64 @@ from gonuts.variants import UnknownVariantError, check_variants, ordered
 MAX_NAME: Final = 24
 E = ErrorCode
 
+BLANKS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that draw nothing (the Hangul fillers, the blank Braille pattern): read
+as spaces, so a name of them alone is empty and one cannot hide in a name."""
+VARIATION_SELECTORS: Final = frozenset(
+    [chr(c) for c in range(0xFE00, 0xFE10)] + [chr(c) for c in range(0xE0100, 0xE01F0)]
+)
+"""Default-ignorable but needed (an emoji's presentation): allowed, and dropped when folding."""
+INVISIBLE: Final = frozenset("\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f")
+"""The default-ignorable code points that are not format characters (those are refused with
+every other ``C*`` category), fillers or variation selectors: refused."""
+VISIBLE_CATEGORIES: Final = ("L", "N", "P", "S")
+BOT_LIKE: Final = re.compile(r"^bot ?\d+(?:$|[ (])")
+"""A folded name that reads as a bot's ("Bot 2 (easy)", "bot 3 (difícil)", "Bot 4"): every
+language names its bots "Bot <seat> (<level>)" (:func:`gonuts.server.kernel.i18n.bot_name`)."""
+
+
+def fold_name(name: str) -> str:
+    """``name`` folded for comparing names: NFKC, case-folded, variation selectors dropped,
+    spaces collapsed. Accounts are unique under it; a guest cannot take an account's name
+    under it (docs/protocol.md, "Names")."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = "".join(" " if ch in BLANKS else ch for ch in folded if ch not in VARIATION_SELECTORS)
+    return " ".join(folded.split())
+
+
+def reserved_names() -> frozenset[str]:
+    """Folded names nobody may take: the deleted player's, in the record and in every
+    language."""
+    names = {i18n.DELETED_PLAYER, *(i18n.deleted_player(lang) for lang in i18n.LANGS)}
+    return frozenset(fold_name(n) for n in names)
+
+
+RESERVED: Final = reserved_names()
+
+
+def normal_name(raw: str) -> str:
+    """``raw`` with blank-looking characters read as spaces and the spaces collapsed."""
+    return " ".join("".join(" " if ch in BLANKS else ch for ch in raw).split())
+
 
 def check_name(raw: str) -> str:
-    name = " ".join(raw.split())
+    """A new name (a guest's, a new account's) as stored: spaces collapsed; ``malformed`` if it
+    is empty or too long once collapsed, or has a control, format or invisible character, or no
+    visible one; ``name_taken`` if it reads as a bot's or the deleted player's."""
+    name = normal_name(raw)
     if not 1 <= len(name) <= MAX_NAME:
         raise ServiceError(E.MALFORMED, f"a name has 1 to {MAX_NAME} characters", 422)
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         raise ServiceError(E.MALFORMED, "a name cannot contain control characters", 422)
+    if any(ch in INVISIBLE for ch in name):
+        raise ServiceError(E.MALFORMED, "a name cannot contain invisible characters", 422)
+    if not any(unicodedata.category(ch).startswith(VISIBLE_CATEGORIES) for ch in name):
+        raise ServiceError(E.MALFORMED, "a name needs a visible character", 422)
+    folded = fold_name(name)
+    if BOT_LIKE.match(folded):
+        raise ServiceError(E.NAME_TAKEN, "names like a bot's are the bots'", 409)
+    if folded in RESERVED:
+        raise ServiceError(E.NAME_TAKEN, "this name is reserved", 409)
     return name
 
 

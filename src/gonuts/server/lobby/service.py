@@ -9,7 +9,7 @@ room land here.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gonuts.server.kernel.db import hash_token
@@ -25,9 +25,20 @@ E = ErrorCode
 class Lobby:
     """Creating and joining the tables of one :class:`~gonuts.server.play.service.Service`."""
 
-    def __init__(self, play: Play) -> None:
+    def __init__(self, play: Play, name_owner: Callable[[str], int | None] | None = None) -> None:
         self.play = play
         self.store = play.store
+        self.name_owner = name_owner
+        """The account that owns a name (folded as accounts fold names), or None: a guest may
+        not sit under an account's name (the wiring passes accounts' lookup)."""
+
+    def check_owner(self, name: str, account: int | None) -> None:
+        """``name_taken`` (409) if an account other than ``account`` owns ``name``."""
+        if self.name_owner is None:
+            return
+        owner = self.name_owner(name)
+        if owner is not None and owner != account:
+            raise ServiceError(E.NAME_TAKEN, "an account has this name; sign in to use it", 409)
 
     async def create_table(
         self,
@@ -42,6 +53,8 @@ class Lobby:
         """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one);
         ``account``: the signed-in creator's, linked to their seat (rated games)."""
         stored, my_seat, token = new_table(seats, name, lang, variants)
+        if name is not None:
+            self.check_owner(name, account)
         stored = dataclasses.replace(stored, clock=clock)  # (``clock``: the turn clock, s)
         if account is not None and my_seat is not None:
             stored = with_account(stored, my_seat, account)
@@ -50,8 +63,12 @@ class Lobby:
         await self.play.start_if_full(table)
         return table, my_seat, token
 
-    async def open_table(self, stored: StoredTable) -> LiveTable:
-        """Store a table made elsewhere (the tutorial's) and make it live; started if full."""
+    async def open_table(self, stored: StoredTable, account: int | None = None) -> LiveTable:
+        """Store a table made elsewhere (the tutorial's) and make it live; started if full.
+        Its players' names are checked against accounts' (``account``: the caller's)."""
+        for seat in stored.seats:
+            if seat.kind == "human" and seat.name is not None:
+                self.check_owner(seat.name, account)
         self.store.create(stored)
         table = await self.play.get(stored.id)
         await self.play.start_if_full(table)
@@ -74,6 +91,8 @@ class Lobby:
         holds one seat per table (rated games are played against others).
         """
         name = check_name(name)
+        if token is None:  # (a server-made token: "play again" keeps the name it had)
+            self.check_owner(name, account)
         table = await self.play.get(table_id)
         async with table.lock:
             self.play.relay.refresh(table)  # another process may have seated someone

@@ -19,7 +19,13 @@ from gonuts.server.play.messages import (
     table_summary,
     view_json,
 )
-from gonuts.server.play.store import StoredSeat, StoredTable, with_account
+from gonuts.server.play.store import (
+    StoredSeat,
+    StoredTable,
+    anonymise_account,
+    scrub_finished,
+    with_account,
+)
 
 __all__ = [
     "BOT_LEVELS",
@@ -31,9 +37,11 @@ __all__ = [
     "StoredSeat",
     "StoredTable",
     "TableSummary",
+    "anonymise_account",
     "breakdown_json",
     "default_clock",
     "event_json",
+    "scrub_finished",
     "table_summary",
     "view_json",
     "with_account",

@@ -21,6 +21,7 @@ from typing import Final, Literal
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from gonuts.record import Record
 from gonuts.server.kernel.db import (
     MAX_ID,
     ActionRow,
@@ -295,3 +296,55 @@ def with_account(table: StoredTable, seat: int, account_id: int) -> StoredTable:
         dataclasses.replace(x, account_id=account_id) if x.seat == seat else x for x in table.seats
     )
     return dataclasses.replace(table, seats=seats)
+
+
+def anonymise_account(store: PlayStore, account_id: int, placeholder: str) -> list[str]:
+    """Unlink a deleted account from every seat it held: the seat's name becomes
+    ``placeholder``, and so does that seat's name in the table's finished game (its listing's
+    players and its record; the moves stay). The ids of the tables it sat at, so live copies
+    can catch up. One transaction; the account itself is the accounts feature's to delete."""
+    with store.sessions() as s, s.begin():
+        rows = s.scalars(select(SeatRow).where(SeatRow.account_id == account_id)).all()
+        seats: dict[str, list[int]] = {}
+        for row in rows:
+            row.name, row.account_id = placeholder, None
+            seats.setdefault(row.table_id, []).append(row.seat)
+        for table_id, mine in seats.items():
+            finished = s.get(FinishedRow, table_id)
+            if finished is not None:
+                _rename_finished(finished, mine, placeholder)
+    return sorted(seats)
+
+
+def scrub_finished(store: PlayStore, table_id: str, placeholder: str) -> bool:
+    """A game that finished after a seated account was deleted (its live copy still had the
+    old name): the seats named ``placeholder`` take it in the finished game too. Whether
+    anything changed."""
+    with store.sessions() as s, s.begin():
+        finished = s.get(FinishedRow, table_id)
+        if finished is None:
+            return False
+        mine = list(
+            s.scalars(
+                select(SeatRow.seat).where(
+                    SeatRow.table_id == table_id, SeatRow.name == placeholder
+                )
+            )
+        )
+        return bool(mine) and _rename_finished(finished, mine, placeholder)
+
+
+def _rename_finished(row: FinishedRow, seats: Sequence[int], placeholder: str) -> bool:
+    record = Record.from_json(row.record)
+    players = list(record.players)
+    listed = json.loads(row.players)
+    for seat in seats:
+        if 0 <= seat < len(players):
+            players[seat] = placeholder
+        if 0 <= seat < len(listed):
+            listed[seat] = placeholder
+    if tuple(players) == record.players and listed == json.loads(row.players):
+        return False
+    row.record = dataclasses.replace(record, players=tuple(players)).to_json()
+    row.players = json.dumps(listed)
+    return True
