@@ -58,8 +58,12 @@ def signup(client: TestClient, name: str, password: str = PASSWORD) -> str:
     return token
 
 
+ORIGIN = {"Origin": "http://testserver"}
+"""What a browser sends with a same-origin POST (cookie-authenticated writes check it)."""
+
+
 def session(token: str) -> dict[str, str]:
-    return {"Cookie": f"{COOKIE}={token}"}
+    return {"Cookie": f"{COOKIE}={token}", **ORIGIN}
 
 
 def me(client: TestClient, token: str | None = None) -> dict[str, Any] | None:
