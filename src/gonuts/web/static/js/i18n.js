@@ -116,8 +116,13 @@ const LEVEL_WORDS = {
   facile: "easy", difficile: "hard",
 };
 
-/** A bot's name ("Bot 2 (easy)", stored in its table creator's language) in this language. */
+/** The fixed name a deleted account's seats take (gonuts.server.kernel.i18n.DELETED_PLAYER). */
+const DELETED_PLAYER = "Deleted player";
+
+/** A bot's name ("Bot 2 (easy)", stored in its table creator's language) in this language;
+ * a deleted account's "Deleted player" in this language. */
 export function displayName(name) {
+  if (name === DELETED_PLAYER) return t("account.deleted_player");
   const m = typeof name === "string" ? name.match(BOT_NAME) : null;
   const level = m ? LEVEL_WORDS[m[2]] : undefined;
   if (!m || !level) return name;

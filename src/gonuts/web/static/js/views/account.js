@@ -1,6 +1,8 @@
 // Accounts (optional: guests still play). The account API (docs/protocol.md "Accounts"), who is
 // signed in (kept here, with listeners), the header's account links and the sign-in / sign-up
-// page at /account. The session itself is an HttpOnly cookie: scripts never see its token.
+// page at /account, and there, once signed in, the owner's controls: a new password, signing out
+// everywhere, downloading the account's data, deleting it. The session itself is an HttpOnly
+// cookie: scripts never see its token (nor the device cookie's).
 
 import { ApiError } from "../api.js";
 import { h, mount } from "../dom.js";
@@ -23,6 +25,10 @@ export const accountApi = {
   signUp: (name, password) => call("POST", "/api/account/signup", { name, password }),
   signIn: (name, password) => call("POST", "/api/account/signin", { name, password }),
   signOut: () => call("POST", "/api/account/signout"),
+  changePassword: (password, newPassword) =>
+    call("POST", "/api/account/password", { password, new_password: newPassword }),
+  signOutEverywhere: () => call("POST", "/api/account/signout-everywhere"),
+  deleteAccount: (password) => call("POST", "/api/account/delete", { password }),
   leaderboard: (limit, offset) => call("GET", `/api/leaderboard?limit=${limit}&offset=${offset}`),
   player: (name) => call("GET", `/api/players/${encodeURIComponent(name)}`),
 };
@@ -70,6 +76,7 @@ export function accountLinks(navigate) {
   return h("span", { class: "account-links", "data-testid": "account-links" },
     h("a", { href: profilePath(known.name), "data-link": "", "data-testid": "my-profile" },
       known.name, " ", h("span", { class: "rating-badge", "data-testid": "my-rating" }, String(known.rating))),
+    h("a", { href: "/account", "data-link": "", "data-testid": "account-settings" }, t("account.settings")),
     h("button", {
         type: "button", class: "link-button", "data-testid": "sign-out",
         onclick: async () => {
@@ -93,12 +100,26 @@ export class AccountPage {
   }
 
   start() {
+    this.signedIn = Boolean(known);
+    // the header may learn who is signed in after this page is drawn
+    this.off = onAccountChange((account) => {
+      if (Boolean(account) !== this.signedIn) {
+        this.signedIn = Boolean(account);
+        this.render();
+      }
+    });
     this.render();
   }
 
-  stop() {}
+  stop() {
+    this.off?.();
+  }
 
   render() {
+    if (known) {
+      this.renderControls();
+      return;
+    }
     const signingUp = this.mode === "signup";
     const errorBox = h("div", { role: "alert", "data-testid": "account-error" });
     const name = h("input", {
@@ -156,6 +177,81 @@ export class AccountPage {
     name.focus();
   }
 }
+
+/** A small form: a heading, its fields, a hint, one button, and where its outcome is told. */
+function controlForm(id, title, hint, fields, button, onSubmit, { danger = false } = {}) {
+  const status = h("div", { role: "status", "data-testid": `${id}-status` });
+  const submit = h("button", { type: "submit", class: danger ? "danger" : "", "data-testid": `${id}-submit` }, button);
+  const form = h("form", { class: "account-form", novalidate: true, "data-testid": id },
+    ...fields.map(([fieldId, label, input]) => h("label", { for: fieldId }, label, input)),
+    hint ? h("p", { class: "muted" }, hint) : null,
+    h("div", { class: "row-inline" }, submit),
+    status);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    try {
+      const message = await onSubmit();
+      mount(status, message ? h("p", { class: "ok-banner" }, message) : null);
+    } catch (err) {
+      mount(status, h("div", { class: "error-banner", role: "alert" }, err.message));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return h("section", { class: "account-control", "aria-labelledby": `${id}-title` },
+    h("h3", { id: `${id}-title` }, title), form);
+}
+
+function passwordInput(id, autocomplete) {
+  return h("input", {
+    id, type: "password", minlength: 8, maxlength: 256, required: true, autocomplete, "data-testid": id,
+  });
+}
+
+AccountPage.prototype.renderControls = function renderControls() {
+  const current = passwordInput("current-password", "current-password");
+  const fresh = passwordInput("new-password", "new-password");
+  const changing = controlForm("change-password", t("account.change_password"), t("account.password_hint"),
+    [["current-password", t("account.current_password"), current], ["new-password", t("account.new_password"), fresh]],
+    t("account.change_password"),
+    async () => {
+      const res = await accountApi.changePassword(current.value, fresh.value);
+      current.value = "";
+      fresh.value = "";
+      return t("account.password_changed", { n: res.ended });
+    });
+  const everywhere = controlForm("sign-out-everywhere", t("account.sign_out_everywhere"),
+    t("account.sign_out_everywhere_hint"), [], t("account.sign_out_everywhere"),
+    async () => {
+      await accountApi.signOutEverywhere();
+      setKnown(null);
+      this.navigate("/");
+      return null;
+    });
+  const confirm = passwordInput("delete-password", "current-password");
+  const deleting = controlForm("delete-account", t("account.delete"), t("account.delete_hint"),
+    [["delete-password", t("account.delete_confirm"), confirm]], t("account.delete"),
+    async () => {
+      await accountApi.deleteAccount(confirm.value);
+      setKnown(null);
+      this.navigate("/");
+      return null;
+    }, { danger: true });
+  mount(this.root,
+    h("section", { class: "panel account-page", "aria-labelledby": "account-title", "data-testid": "account-controls" },
+      h("h2", { id: "account-title" }, t("account.manage_title")),
+      h("p", {}, t("account.signed_in_as", { name: known.name }), " ",
+        h("a", { href: profilePath(known.name), "data-link": "" }, t("account.my_profile"))),
+      changing,
+      h("section", { class: "account-control", "aria-labelledby": "export-title" },
+        h("h3", { id: "export-title" }, t("account.export")),
+        h("p", { class: "muted" }, t("account.export_hint")),
+        h("a", { class: "button secondary", href: "/api/account/export", download: "", "data-testid": "export" },
+          t("account.export"))),
+      everywhere,
+      deleting));
+};
 
 /** The lobby's line about accounts: who is signed in (rated games), or how to sign in. */
 export function accountNote() {

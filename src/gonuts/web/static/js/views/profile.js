@@ -1,9 +1,10 @@
 // /players/{name}: a player's rating, its history as a chart (inline SVG drawn here, no
-// library) and their recent games with links to the replays.
+// library) and their recent games with links to the replays (a deleted player's seats under
+// "Deleted player", in this language: displayName); the owner gets a link to their controls.
 
 import { h, mount, s } from "../dom.js";
 import { displayName, t } from "../i18n.js";
-import { accountApi, refreshAccount } from "./account.js";
+import { accountApi, knownAccount, refreshAccount } from "./account.js";
 
 const W = 640;
 const H = 220;
@@ -76,6 +77,9 @@ export class ProfilePage {
           h("div", {}, h("dt", {}, t("profile.games")), h("dd", {}, String(p.games))),
           h("div", {}, h("dt", {}, t("profile.wins")), h("dd", {}, String(p.wins)))),
         h("p", { class: "muted" }, t("profile.member_since", { date: new Date(p.member_since).toLocaleDateString(document.documentElement.lang) })),
+        knownAccount()?.name === p.name
+          ? h("p", {}, h("a", { href: "/account", "data-link": "", "data-testid": "manage-account" }, t("account.manage_title")))
+          : null,
         h("h3", {}, t("profile.chart")),
         values.length ? ratingChart(values) : h("p", { class: "muted" }, t("profile.no_history"))),
       h("section", { class: "panel", "aria-labelledby": "recent-title" },
