@@ -52,7 +52,8 @@ def app(make_app: AppFactory) -> FastAPI:
 @pytest.fixture
 def client(app: FastAPI) -> Iterator[TestClient]:
     # every request says which address it comes from (X-Forwarded-For, trusted here)
-    proxied: Any = ProxyHeadersMiddleware(app, trusted_hosts=["testclient"])
+    asgi: Any = app  # (uvicorn's ASGI types are narrower than Starlette's)
+    proxied: Any = ProxyHeadersMiddleware(asgi, trusted_hosts=["testclient"])
     with TestClient(proxied) as c:
         yield c
 
