@@ -71,6 +71,8 @@ def check_name(raw: str) -> str:
     is empty or too long once collapsed, or has a control, format or invisible character, or no
     visible one; ``name_taken`` if it reads as a bot's or the deleted player's."""
     name = normal_name(raw)
+    if not name and raw.strip():
+        raise ServiceError(E.MALFORMED, "a name needs a visible character", 422)
     if not 1 <= len(name) <= MAX_NAME:
         raise ServiceError(E.MALFORMED, f"a name has 1 to {MAX_NAME} characters", 422)
     if any(unicodedata.category(ch).startswith("C") for ch in name):
