@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect
 
+from .axe import assert_accessible
 from .conftest import Contexts, LiveServer
 
 PASSWORD = "donuts for everyone"
@@ -71,6 +72,7 @@ def test_new_password_export_and_sign_out_everywhere(
     there.reload()
     expect(there.get_by_test_id("sign-in-link")).to_be_visible()
     here.screenshot(path=screenshots / "account-controls.png", full_page=True)
+    assert_accessible(here, "account controls")
 
     # the data download: one JSON file with the profile
     with here.expect_download() as download:
