@@ -8,10 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from alembic import command
 from fastapi import FastAPI
+from sqlalchemy import inspect, text
 from starlette.testclient import TestClient
 
 from gonuts.server.kernel import i18n
+from gonuts.server.kernel.db import alembic_config, make_engine, migrate, utcnow
 from gonuts.server.kernel.errors import ServiceError
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.lobby.rules import check_name, fold_name
@@ -168,3 +171,48 @@ def test_an_account_made_later_does_not_unseat_the_guest(client: TestClient) -> 
     signup(client, "Zed")
     seats = client.get(f"/api/tables/{made['table']['id']}").json()["seats"]
     assert seats[0]["name"] == "Zed"
+
+
+def test_an_account_named_before_a_rule_still_signs_in(app: FastAPI, client: TestClient) -> None:
+    """Sign-in looks a name up folded, without the new-name rules."""
+    store = app.state.service.store
+    hashed = app.state.accounts.hasher.hash(PASSWORD)
+    assert store.create_account("Bot 1 (easy)", "bot 1 (easy)", hashed, 25.0, 8.3) is not None
+    r = client.post("/api/account/signin", json={"name": "BOT 1 (easy)", "password": PASSWORD})
+    assert r.status_code == 200 and r.json()["account"]["name"] == "Bot 1 (easy)", r.text
+
+
+def test_revision_0009_refolds_account_names(db_url: str) -> None:
+    """A key made by the old fold (NFKC, case-folded) that the new one changes is rewritten;
+    one that would collide is left; the secrets' table comes and goes with the revision."""
+    engine = make_engine(db_url, migrate_schema=False)
+    try:
+        migrate(engine, "0006")
+        rows = [
+            ("Ana\u3164", "ana\u1160"),  # (NFKC turns U+3164 into U+1160)
+            ("Ben\ufe0f", "ben\ufe0f"),
+            ("ben", "ben x"),  # made up: the new fold "ben" is taken by the row above
+            ("Cy", "cy"),
+        ]
+        with engine.begin() as conn:
+            for name, key in rows:
+                conn.execute(
+                    text(
+                        "INSERT INTO gn_accounts (name, name_key, password_hash, created_at,"
+                        " mu, sigma, games, wins) VALUES (:n, :k, 'x', :t, 25, 8, 0, 0)"
+                    ),
+                    {"n": name, "k": key, "t": utcnow()},
+                )
+        migrate(engine)
+        with engine.connect() as conn:
+            keys = dict(conn.execute(text("SELECT name, name_key FROM gn_accounts")).all())
+            assert inspect(conn).has_table("gn_secrets")
+        assert keys == {"Ana\u3164": "ana", "Ben\ufe0f": "ben", "ben": "ben x", "Cy": "cy"}
+        config = alembic_config()
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0006")
+        with engine.connect() as conn:
+            assert not inspect(conn).has_table("gn_secrets")
+    finally:
+        engine.dispose()
