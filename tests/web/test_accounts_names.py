@@ -162,7 +162,7 @@ def test_a_guest_cannot_pass_for_a_bot_or_an_invisible_player(client: TestClient
         ):
             assert (r.status_code, error_code(r)) == (status, code), (name, r.text)
     es = client.post("/api/tables?lang=es", json={"seats": TWO, "name": "Bot 2 (easy)"})
-    assert es.json()["error"]["message"].startswith("Ese nombre ya está en uso")
+    assert es.json()["error"]["message"] == "Ese nombre ya está en uso."
 
 
 def test_an_account_made_later_does_not_unseat_the_guest(client: TestClient) -> None:

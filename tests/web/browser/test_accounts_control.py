@@ -157,3 +157,23 @@ def test_deleting_the_account_from_its_page(
     expect(profile.get_by_test_id("recent-games")).to_contain_text("Giocatore eliminato")
     assert "Dora" not in profile.content()
     assert contexts.errors == []
+
+
+def test_a_guest_is_told_a_name_belongs_to_an_account(
+    contexts: Contexts, live_server: LiveServer, screenshots: Path
+) -> None:
+    r = httpx.post(
+        live_server.path("/api/account/signup"),
+        json={"name": "Fay", "password": PASSWORD},
+        headers={"Origin": live_server.url},
+    )
+    assert r.status_code == 201, r.text
+    guest = contexts.page(locale="es-ES")
+    guest.goto("/")
+    for name in ("FAY", "Bot 2 (easy)"):
+        guest.get_by_label("Tu nombre").fill(name)
+        guest.get_by_test_id("create").click()
+        expect(guest.locator(".error-banner")).to_have_text("Ese nombre ya está en uso.")
+        assert guest.url.endswith("/")  # no table was made
+    guest.screenshot(path=screenshots / "name-taken.png", full_page=True)
+    assert contexts.errors == []

@@ -83,9 +83,9 @@ def check_name(raw: str) -> str:
         raise ServiceError(E.MALFORMED, "a name needs a visible character", 422)
     folded = fold_name(name)
     if BOT_LIKE.match(folded):
-        raise ServiceError(E.NAME_TAKEN, "names like a bot's are the bots'", 409)
+        raise ServiceError(E.NAME_TAKEN, None, 409)  # (a bot's: no English detail)
     if folded in RESERVED:
-        raise ServiceError(E.NAME_TAKEN, "this name is reserved", 409)
+        raise ServiceError(E.NAME_TAKEN, None, 409)
     return name
 
 

@@ -38,7 +38,7 @@ class Lobby:
             return
         owner = self.name_owner(name)
         if owner is not None and owner != account:
-            raise ServiceError(E.NAME_TAKEN, "an account has this name; sign in to use it", 409)
+            raise ServiceError(E.NAME_TAKEN, None, 409)  # (no English detail: the text alone)
 
     async def create_table(
         self,
