@@ -205,7 +205,9 @@ def test_revision_0009_refolds_account_names(db_url: str) -> None:
                 )
         migrate(engine)
         with engine.connect() as conn:
-            keys = dict(conn.execute(text("SELECT name, name_key FROM gn_accounts")).all())
+            keys: dict[str, str] = dict(
+                conn.execute(text("SELECT name, name_key FROM gn_accounts")).all()
+            )
             assert inspect(conn).has_table("gn_secrets")
         assert keys == {"Ana\u3164": "ana", "Ben\ufe0f": "ben", "ben": "ben x", "Cy": "cy"}
         config = alembic_config()
