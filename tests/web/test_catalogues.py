@@ -98,9 +98,9 @@ def test_every_card_has_its_name_and_grammar(lang: str) -> None:
     for form, patterns in i18n.server_texts(lang)["card_forms"].items():
         if form.startswith("_"):
             continue
-        for kind in KIND_IDS:
-            cls = i18n.card_class(kind, lang)
-            assert any(i18n._matches(sel, cls) for sel in patterns), (form, kind, cls)
+        for kind_id in KIND_IDS:
+            cls = i18n.card_class(kind_id, lang)
+            assert any(i18n.fits(sel, cls) for sel in patterns), (form, kind_id, cls)
 
 
 def test_the_card_forms_are_the_same_in_every_language() -> None:
@@ -217,7 +217,9 @@ def test_the_defects_of_the_issue_are_gone() -> None:
     assert action("discard donut_holes", "es") == "Descartar tus Bolitas de dona"
     assert action("discard glazed", "es") == "Descartar tu Glaseada"
     own = Event(EventType.CARD_DISCARDED, player=0, other=0, card="day_old", source="milk")
-    assert i18n.describe_event(own, NAMES, "es") == "Lía descarta sus Donas del día anterior (Leche)."
+    assert (
+        i18n.describe_event(own, NAMES, "es") == "Lía descarta sus Donas del día anterior (Leche)."
+    )
     assert i18n.describe_event(own, NAMES, "en") == "Lía discards their own Day-Old Donuts (Milk)."
     theirs = Event(EventType.CARD_DISCARDED, player=0, other=1, card="day_old", source="milk")
     assert i18n.describe_event(theirs, NAMES, "es") == (
@@ -278,7 +280,9 @@ def render_browser(text: str, card: str, lang: str) -> str:
     def fill(m: re.Match[str]) -> str:
         name, spec = m.group(1), m.group(2)
         if name == "card":
-            return i18n.agree(i18n.card_name(card, lang), i18n.card_class(card, lang), spec or "", lang)
+            return i18n.agree(
+                i18n.card_name(card, lang), i18n.card_class(card, lang), spec or "", lang
+            )
         return "X"
 
     return PLACEHOLDER.sub(fill, text)

@@ -18,8 +18,15 @@ from ..test_catalogues import browser, placeholders, render_browser
 from .conftest import Contexts
 from .test_browser import create_table, wait_for_table
 
-NOTATIONS = ["keep {}", "take {}", "take {} from 1", "give {} to 2", "pass {}", "discard {}",
-             "discard {} from 1"]
+NOTATIONS = [
+    "keep {}",
+    "take {}",
+    "take {} from 1",
+    "give {} to 2",
+    "pass {}",
+    "discard {}",
+    "discard {} from 1",
+]
 NAMES = ["Lía", "Ben", "Inés"]
 SELECTS = ["pl=PL|SG", "f.sg=FS|f.pl=FP|m.pl=MP|MS", "vowel=V|lo=LO|C"]
 

@@ -157,7 +157,7 @@ _CARD_FORMS: Final[dict[str, dict[str, dict[str, str]]]] = {
 patterns by agreement class, most specific first (``other`` matches every class)."""
 
 
-def _matches(selector: str, cls: str) -> bool:
+def fits(selector: str, cls: str) -> bool:
     """Whether a form's or a choice's selector ("m.pl", "vowel", "other") fits ``cls``."""
     return selector == "other" or set(selector.split(".")) <= set(cls.split("."))
 
@@ -175,14 +175,14 @@ def agree(name: str, cls: str, spec: str, lang: str) -> str:
             selector, eq, text = choice.partition("=")
             if not eq:
                 return choice
-            if _matches(selector, cls):
+            if fits(selector, cls):
                 return text
         return ""
     key = spec[:1].lower() + spec[1:]
     table = _CARD_FORMS.get(lang, _CARD_FORMS[DEFAULT_LANG]).get(key)
     if table is None:
         raise ValueError(f"no card form {key!r} in {lang}")
-    pattern = next((p for sel, p in table.items() if _matches(sel, cls)), "{name}")
+    pattern = next((p for sel, p in table.items() if fits(sel, cls)), "{name}")
     out = pattern.replace("{name}", name)
     return out[:1].upper() + out[1:] if spec[:1].isupper() else out
 
