@@ -8,14 +8,17 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from gonuts.actions import Action
 from gonuts.cards import KINDS
+from gonuts.game import Game
 from gonuts.server.kernel import i18n
 
 from ..test_catalogues import browser, placeholders, render_browser
 from .conftest import Contexts
+from .stacked import deciding, seat_script, stacked_table
 from .test_browser import create_table, wait_for_table
 
 NOTATIONS = [
@@ -119,4 +122,50 @@ def test_the_prompt_ends_a_sentence_before_the_next(contexts: Contexts, screensh
     expect(ana.get_by_test_id("prompt")).to_contain_text(". Waiting for Ben and Cy…")
     text = _prompt(ana)
     assert text.count(". ") >= 2 and not re.search(r"\w Waiting", text), text
+    assert contexts.errors == []
+
+
+@pytest.mark.parametrize(("power", "lang"), [("milk", "es"), ("strawberry_glazed", "it")])
+def test_a_power_dialog_words_its_options_with_agreement(
+    contexts: Contexts, module_db_url: str, screenshots: Path, power: str, lang: str
+) -> None:
+    players = {"milk": 4, "strawberry_glazed": 5}[power]
+    opponents = {"milk": 0, "strawberry_glazed": 2}[power]
+    decides = deciding(power, options=2, opponents=opponents)
+
+    def until(game: Game) -> bool:
+        # Milk: Ana owns the plural-named Bolitas de dona ("tus") besides singular ones ("tu")
+        return decides(game) and (power != "milk" or game.collection(0).get("donut_holes", 0) > 0)
+
+    stacked = stacked_table(module_db_url, players, until, power=power)
+    page = contexts.page(locale={"es": "es-ES", "it": "it-IT"}[lang])
+    page.add_init_script(seat_script(stacked))
+    page.goto(f"/t/{stacked.table_id}")
+    dialog = page.get_by_test_id("choice-dialog")
+    expect(dialog).to_be_visible()
+    names = list(stacked.game.players)
+    labels = [i18n.describe_action(a, names, lang) for a in stacked.game.legal_actions(0)]
+    if power == "strawberry_glazed":  # two steps: the opponent first, then their cards
+        target = stacked.game.legal_actions(0)[0].seat
+        assert target is not None
+        dialog.locator(".opponent-list button").filter(has_text=names[target]).first.click()
+        labels = [
+            i18n.describe_action(a, names, lang)
+            for a in stacked.game.legal_actions(0)
+            if a.seat == target
+        ]
+    for label in labels:
+        expect(dialog).to_contain_text(label)
+    text = dialog.inner_text()
+    if lang == "es":
+        assert "Descartar tus Bolitas de dona" in text, text
+        assert re.search(r"Descartar tu [A-Z]", text), text
+        for kind, count in stacked.game.collection(0).items():
+            entry = i18n.server_texts("es")["cards"][kind]
+            if count and kind != "milk":
+                your = "tus" if entry["number"] == "pl" else "tu"
+                assert f"Descartar {your} {entry['name']}" in text, (kind, text)
+    else:
+        assert re.search(r"Scarta (il|lo|l'|i|gli) ", text), text
+    page.screenshot(path=screenshots / f"words-{power}-{lang}.png")
     assert contexts.errors == []
