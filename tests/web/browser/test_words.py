@@ -93,6 +93,28 @@ def test_the_browser_agrees_card_names_as_the_server_does(contexts: Contexts) ->
     assert contexts.errors == []
 
 
+CLDR_JS = """async ([lang, numbers, lists]) => {
+  const i18n = await import("/static/js/i18n.js");
+  await i18n.setLanguage(lang, { remember: false });
+  const rules = new Intl.PluralRules(lang);
+  return [numbers.map((n) => rules.select(n)), lists.map((items) => i18n.listJoin(items))];
+}"""
+
+
+def test_the_browser_and_the_server_share_cldr_plurals_and_lists(contexts: Contexts) -> None:
+    """Intl in Chromium and Babel on the server: the same CLDR categories and list patterns."""
+    page = contexts.page()
+    page.goto("/")
+    expect(page.get_by_test_id("lang-select")).to_be_visible()
+    numbers = [0, 1, 2, 5, 21, 100, 1_000_000]
+    lists = [["Ana"], ["Ana", "Ben"], ["Ana", "Ben", "Cy"], ["Ana", "Inés"], ["Ben", "Hielo"]]
+    for lang in i18n.LANGS:
+        categories, joined = page.evaluate(CLDR_JS, [lang, numbers, lists])
+        assert categories == [i18n.plural_category(n, lang) for n in numbers], lang
+        assert joined == [i18n.join_list(items, lang) for items in lists], lang
+    assert contexts.errors == []
+
+
 def _prompt(page: Page) -> str:
     return page.get_by_test_id("prompt").inner_text().strip()
 
