@@ -309,3 +309,39 @@ def test_every_message_renders_for_every_card(lang: str, kind: str) -> None:
         if lang != "en":
             assert not re.search(r"\b(the|an|your|their)\b", text.replace(name, "")), text
     assert sum(name in text for text in texts) >= len(texts) - 3, (kind, lang)
+
+
+def _all_texts(lang: str) -> list[str]:
+    """Every text a player may read in ``lang``: the browser's, the server's (the rules page's
+    paragraphs and the cards' points and powers included)."""
+    server = i18n.server_texts(lang)
+    out = list(browser(lang).values())
+    out += [v for k, v in leaves(server) if isinstance(v, str) and not k.startswith("card_forms")]
+    for heading, paragraphs in server["rules"]["sections"]:
+        out += [heading, *paragraphs]
+    for entry in server["cards"].values():
+        out += [entry["points"], entry["power"] or ""]
+    return out
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_texts_name_cards_as_the_catalogue_does(lang: str) -> None:
+    """A power's dialog opens with its card's name in this language, and no text uses an
+    English name the language has changed ("Glazed" is "Smaltato" in Italian)."""
+    texts = browser(lang)
+    names = sorted({i18n.card_name(k.id, lang) for k in KINDS}, key=len, reverse=True)
+    for kind in KINDS:
+        name = i18n.card_name(kind.id, lang)
+        for key in (f"dialog.{kind.id}", f"dialog.{kind.id}_to"):
+            if key in texts:
+                assert texts[key].startswith(f"{name}:"), (key, texts[key])
+        phase = i18n.server_texts(lang)["phases"].get(kind.id)
+        assert phase in (None, name), (kind.id, phase)
+    changed = [k.name for k in KINDS if k.name != i18n.card_name(k.id, lang)]
+    assert changed
+    for text in _all_texts(lang):
+        rest = text
+        for name in names:  # "Strawberry Glazed" is an Italian name too
+            rest = rest.replace(name, "")
+        leaks = [en for en in changed if re.search(rf"\b{re.escape(en)}\b", rest)]
+        assert not leaks, (leaks, text)
