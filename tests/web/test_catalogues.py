@@ -16,6 +16,7 @@ from gonuts.actions import Action
 from gonuts.cards import KINDS
 from gonuts.events import Event, EventType
 from gonuts.server.kernel import i18n
+from gonuts.server.transport.rules_page import rules_html
 
 LANGS = i18n.LANGS
 KIND_IDS = [k.id for k in KINDS]
@@ -345,3 +346,10 @@ def test_texts_name_cards_as_the_catalogue_does(lang: str) -> None:
             rest = rest.replace(name, "")
         leaks = [en for en in changed if re.search(rf"\b{re.escape(en)}\b", rest)]
         assert not leaks, (leaks, text)
+
+
+def test_the_rules_pages_say_whose_card_names_they_use() -> None:
+    italian = rules_html("it")
+    assert "I nomi delle carte seguono l&#x27;edizione italiana" in italian
+    assert italian.index("edizione italiana") < italian.index('id="glazed"')
+    assert "Los nombres de las cartas siguen el reglamento en español" in rules_html("es")
