@@ -14,9 +14,8 @@ from gonuts.bots.hint import DEFAULT_ITERATIONS, HINT_BOTS, hint
 from gonuts.cli.completion import file_argument
 from gonuts.cli.errors import fail as _fail
 from gonuts.cli.errors import nonnegative_int
-from gonuts.cli.replay import read_source
+from gonuts.cli.replay import RecordFileError, load_record
 from gonuts.errors import RecordError
-from gonuts.record import Record
 from gonuts.render import display_names, hint_table
 
 EXIT_USAGE = 2
@@ -68,13 +67,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     try:
-        raw = read_source(args.file)
-    except OSError as exc:
-        return fail(f"cannot read {args.file}: {exc.strerror or exc}")
-    try:
-        record = Record.from_json(raw)
-        game = record.replay()
-    except RecordError as exc:
+        game = load_record(args.file).replay()
+    except (RecordFileError, RecordError) as exc:
         return fail(str(exc))
     if not 0 <= args.player < game.num_players:
         return fail(f"no player {args.player} in this {game.num_players}-player game")

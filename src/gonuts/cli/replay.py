@@ -54,18 +54,33 @@ def read_source(name: str) -> bytes:
         return f.read()
 
 
-def run(args: argparse.Namespace) -> int:
+class RecordFileError(Exception):
+    """A record file that cannot be read or is not a record: the message is the one line
+    the command prints (``gonuts CMD: message``)."""
+
+
+def load_record(name: str) -> Record:
+    """The record in file ``name`` (``-``: standard input), parsed but not yet replayed;
+    :class:`RecordFileError` for an unreadable file, text that is not UTF-8, or a malformed
+    record. ``replay``, ``hint`` and ``review`` all start here."""
     try:
-        raw = read_source(args.file)
+        raw = read_source(name)
     except OSError as exc:
-        return fail(f"cannot read {args.file}: {exc.strerror or exc}")
+        raise RecordFileError(f"cannot read {name}: {exc.strerror or exc}") from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return fail("invalid JSON: the file is not UTF-8 text")
+        raise RecordFileError("invalid JSON: the file is not UTF-8 text") from None
     try:
-        record = Record.from_json(text)
+        return Record.from_json(text)
     except RecordError as exc:
+        raise RecordFileError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        record = load_record(args.file)
+    except RecordFileError as exc:
         return fail(str(exc))
     if args.upto is not None and args.upto > len(record.actions):
         return fail(f"--upto {args.upto}: the record has only {len(record.actions)} actions")

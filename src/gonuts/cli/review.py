@@ -17,7 +17,7 @@ from rich.text import Text
 
 from gonuts.cli.completion import file_argument
 from gonuts.cli.errors import fail as _fail
-from gonuts.cli.replay import read_source
+from gonuts.cli.replay import RecordFileError, load_record
 from gonuts.errors import RecordError
 from gonuts.record import Record
 from gonuts.render import seat_label
@@ -120,13 +120,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     try:
-        raw = read_source(args.file)
-    except OSError as exc:
-        return fail(f"cannot read {args.file}: {exc.strerror or exc}")
-    try:
-        record = Record.from_json(raw)
+        record = load_record(args.file)
         record.replay(events=False)
-    except RecordError as exc:
+    except (RecordFileError, RecordError) as exc:
         return fail(str(exc))
     seats = None
     if args.players_only is not None:

@@ -8,6 +8,14 @@ Every word is in a catalogue, this module only selects and formats (plurals, lis
 bot names): the browser's catalogues are ``gonuts/web/i18n/{lang}.json``, the server's own
 (error texts, the /rules page, event and action wording, card texts) are beside them in
 ``gonuts/web/i18n/server/{lang}.json`` (:func:`server_texts`).
+
+Plural categories and list patterns are CLDR's, through Babel (the browser uses the same CLDR
+data through ``Intl.PluralRules`` and ``Intl.ListFormat``). CLDR has no articles, so a card's
+grammar is in the catalogue: each card's gender and number (and, in Italian and English, the
+first sound of its name, which picks "lo"/"l'" or "an"), and per language the forms a message
+can ask for, ``{card:the}``, ``{card:your}``, ``{card:their}``, ... or a choice by agreement,
+``{card:pl=se descartan|se descarta}`` (:class:`CardWords`). The browser applies the same forms
+(``static/js/i18n.js``).
 """
 
 from __future__ import annotations
@@ -18,6 +26,9 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
+
+from babel import Locale
+from babel.lists import format_list
 
 from gonuts.actions import Action, Verb
 from gonuts.cards import KINDS, Colour
@@ -71,7 +82,6 @@ def negotiate(query_lang: str | None, accept_language: str | None) -> str:
 
 # -- cards ----------------------------------------------------------------------------------------
 
-# kind id → (name, points, power); None keeps the English text.
 SERVER_TEXTS_DIR: Final = WEB_DIR / "i18n" / "server"
 """The server's catalogues, one per language: error texts, the /rules page, event and action
 wording, card texts (``web/i18n/server/<lang>.json``, beside the browser's)."""
@@ -91,31 +101,45 @@ def texts(part: str) -> dict[str, Any]:
     return {lang: server_texts(lang)[part] for lang in LANGS}
 
 
-_CARD_TABLES: Final[dict[str, dict[str, tuple[str, str, str | None]]]] = {
-    lang: {kind: (name, points, power) for kind, (name, points, power) in table.items()}
-    for lang in LANGS
-    if (table := server_texts(lang).get("cards")) is not None  # (English: gonuts.cards')
+_CARD_TABLES: Final[dict[str, dict[str, dict[str, Any]]]] = {
+    lang: dict(server_texts(lang).get("cards", {})) for lang in LANGS
 }
+"""Each language's card entries: name, points and power (English: :mod:`gonuts.cards`'), and the
+name's grammar: ``gender`` ("m"/"f", Spanish and Italian), ``number`` ("sg"/"pl"), ``sound``
+("vowel", or Italian "lo" for s+consonant, z, gn, ps, x, y)."""
+
+
+def _card_text(kind: str, field: str, lang: str) -> str | None:
+    entry = _CARD_TABLES.get(lang, {}).get(kind, {})
+    value = entry.get(field)
+    return value if isinstance(value, str) else None
 
 
 def card_name(kind: str, lang: str) -> str:
-    table = _CARD_TABLES.get(lang)
-    if table is not None and kind in table:
-        return table[kind][0]
-    return next(k.name for k in KINDS if k.id == kind)
+    return _card_text(kind, "name", lang) or next(k.name for k in KINDS if k.id == kind)
+
+
+def card_class(kind: str, lang: str) -> str:
+    """The agreement class of ``kind``'s name in ``lang``: its gender, number and first sound,
+    dotted ("f.pl" for the Spanish Donas del día anterior, "m.sg.lo" for the Italian Smaltato,
+    "sg.vowel" for the English Éclair)."""
+    entry = _CARD_TABLES.get(lang, {}).get(kind, {})
+    parts = [entry.get("gender"), entry.get("number", "sg"), entry.get("sound")]
+    return ".".join(str(p) for p in parts if p)
 
 
 @cache
 def cards(lang: str) -> dict[str, dict[str, Any]]:
-    """Every card kind with its name, points and power texts in ``lang``, and its colour."""
-    table = _CARD_TABLES.get(lang, {})
+    """Every card kind with its name, points and power texts in ``lang``, its colour, and its
+    name's agreement class (:func:`card_class`) for the browser's forms."""
     out: dict[str, dict[str, Any]] = {}
     for k in KINDS:
-        name, points, power = table.get(k.id, (k.name, k.points, k.power))
+        power = _card_text(k.id, "power", lang)
         out[k.id] = {
-            "name": name,
-            "points": points,
+            "name": card_name(k.id, lang),
+            "points": _card_text(k.id, "points", lang) or k.points,
             "power": power if k.power is not None and power is not None else k.power,
+            "class": card_class(k.id, lang),
             "count": k.count,
             "colour": COLOUR_NAMES[k.colour],
             "min_players": k.min_players,
@@ -123,6 +147,68 @@ def cards(lang: str) -> dict[str, dict[str, Any]]:
             "base_points": k.base_points,
         }
     return out
+
+
+_CARD_FORMS: Final[dict[str, dict[str, dict[str, str]]]] = {
+    lang: {k: v for k, v in table.items() if not k.startswith("_")}
+    for lang, table in texts("card_forms").items()
+}
+"""Per language, each form a message can ask of a card (``the``, ``a``, ``your``, ...): the
+patterns by agreement class, most specific first (``other`` matches every class)."""
+
+
+def fits(selector: str, cls: str) -> bool:
+    """Whether a form's or a choice's selector ("m.pl", "vowel", "other") fits ``cls``."""
+    return selector == "other" or set(selector.split(".")) <= set(cls.split("."))
+
+
+def agree(name: str, cls: str, spec: str, lang: str) -> str:
+    """``name`` (of agreement class ``cls``) as ``spec`` asks in ``lang``: "" the name itself;
+    a form ("the", "your"; capitalised, "The", to start a sentence); or a choice by agreement,
+    "f.pl=scartate|pl=scartati|scartato" (the first choice whose selector fits, else the last
+    plain one). Raises ValueError for a form the catalogue lacks (the catalogue test renders
+    every message with every card, so none reaches a player)."""
+    if not name or not spec:
+        return name
+    if "|" in spec or "=" in spec:
+        for choice in spec.split("|"):
+            selector, eq, text = choice.partition("=")
+            if not eq:
+                return choice
+            if fits(selector, cls):
+                return text
+        return ""
+    key = spec[:1].lower() + spec[1:]
+    table = _CARD_FORMS.get(lang, _CARD_FORMS[DEFAULT_LANG]).get(key)
+    if table is None:
+        raise ValueError(f"no card form {key!r} in {lang}")
+    pattern = next((p for sel, p in table.items() if fits(sel, cls)), "{name}")
+    out = pattern.replace("{name}", name)
+    return out[:1].upper() + out[1:] if spec[:1].isupper() else out
+
+
+class CardWords:
+    """A card in a message: ``{card}`` formats as its name, ``{card:the}``, ``{card:your}``,
+    ``{card:pl=pasan|pasa}`` as :func:`agree` says (Python's format spec carries the form).
+
+    >>> "{c:your} · {c:The} {c:pl=se descartan|se descarta}".format(c=CardWords("day_old", "es"))
+    'tus Donas del día anterior · Las Donas del día anterior se descartan'
+    >>> "Scarta {c:your}".format(c=CardWords("glazed", "it")), f"{CardWords('glazed', 'it'):the}"
+    ('Scarta il tuo Smaltato', 'lo Smaltato')
+    """
+
+    __slots__ = ("cls", "lang", "name")
+
+    def __init__(self, kind: str | None, lang: str) -> None:
+        self.lang = lang
+        self.name = card_name(kind, lang) if kind else ""
+        self.cls = card_class(kind, lang) if kind else ""
+
+    def __format__(self, spec: str) -> str:
+        return agree(self.name, self.cls, spec, self.lang)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 # -- UI catalogues -------------------------------------------------------------------------------
@@ -142,24 +228,35 @@ PHASES: Final[dict[str, dict[str, str]]] = texts("phases")
 
 def catalogue(lang: str) -> dict[str, Any]:
     """The ``GET /api/i18n/{lang}`` object."""
-    return {"lang": lang, "messages": messages(lang), "cards": cards(lang), "phases": PHASES[lang]}
+    return {
+        "lang": lang,
+        "messages": messages(lang),
+        "cards": cards(lang),
+        "phases": PHASES[lang],
+        "card_forms": _CARD_FORMS[lang],
+        "actions": {VERB_NAMES[verb]: text for verb, text in _ACTION_TEXT[lang].items()},
+    }
 
 
 # -- plurals, lists, articles ---------------------------------------------------------------------
 
-PLURAL_RULES: Final[dict[str, dict[str, frozenset[int]]]] = {
-    "en": {"one": frozenset({1})},
-    "es": {"one": frozenset({1})},
-    "it": {"one": frozenset({1})},
-}
-"""CLDR cardinal rules for whole numbers: the numbers of each category, ``other`` for the rest.
-English, Spanish and Italian all have ``one`` (exactly 1) and ``other``."""
+_LOCALES: Final = {"en": "en_GB", "es": "es", "it": "it"}
+"""The CLDR locale of each language (English lists take the en-GB form, "A, B and C")."""
+
+
+@cache
+def _locale(lang: str) -> Locale:
+    return Locale.parse(_LOCALES.get(lang, _LOCALES[DEFAULT_LANG]))
 
 
 def plural_category(n: int, lang: str) -> str:
-    """The CLDR plural category of ``n`` in ``lang`` ("one" or "other" here)."""
-    rules = PLURAL_RULES.get(lang, PLURAL_RULES[DEFAULT_LANG])
-    return next((cat for cat, numbers in rules.items() if n in numbers), "other")
+    """The CLDR plural category of ``n`` in ``lang`` ("one", "many" or "other" here):
+
+    >>> plural_category(1, "it"), plural_category(2, "es"), plural_category(1_000_000, "es")
+    ('one', 'other', 'many')
+    """
+    category: str = _locale(lang).plural_form(n)
+    return category
 
 
 _PLURALS: Final[dict[str, dict[str, dict[str, str]]]] = texts("plurals")
@@ -167,35 +264,33 @@ _PLURALS: Final[dict[str, dict[str, dict[str, str]]]] = texts("plurals")
 
 def plural(key: str, n: int, lang: str) -> str:
     """``key`` with ``n`` in ``lang``'s plural form: ``plural("cards", 1, "it")`` → "1 carta"."""
-    forms = _PLURALS.get(lang, _PLURALS[DEFAULT_LANG])[key]
+    forms = _PLURALS.get(lang, _PLURALS[DEFAULT_LANG])[key]  # a missing category: "other"
     return forms.get(plural_category(n, lang), forms["other"]).format(n=n)
 
 
-_LIST_AND: Final[dict[str, str]] = texts("list_and")
-"""CLDR's conjunction list patterns: "A, B and C" (the en-GB form), "A, B y C", "A, B e C"."""
-
-
 def join_list(items: Sequence[str], lang: str) -> str:
-    """``["A", "B", "C"]`` → "A, B and C" in ``lang`` (Spanish "y" becomes "e" before an
-    /i/ sound, as CLDR's Spanish list rule says: "Ana e Inés")."""
+    """``["A", "B", "C"]`` → "A, B and C" in ``lang``: CLDR's conjunction list pattern (Babel),
+    with Spanish "y" made "e" before an /i/ sound, as ICU's Spanish list formatter does
+    ("Ana e Inés", "Ana y Hielo")."""
     items = [i for i in items if i]
     if len(items) <= 1:
         return items[0] if items else ""
-    conj = _LIST_AND.get(lang, _LIST_AND[DEFAULT_LANG])
-    last = items[-1]
-    low = last.lower()
+    out = format_list(items, locale=_locale(lang))
+    low = items[-1].lower()
     if (
         lang == "es"
-        and (low.startswith(("i", "í")) or low.startswith(("hi", "hí")))
-        and not (low.startswith(("hia", "hie", "hio", "hiu")))
+        and low.startswith(("i", "í", "hi", "hí"))
+        and not low.startswith(("hia", "hie", "hio", "hiu"))
     ):
-        conj = " e "
-    return ", ".join(items[:-1]) + conj + last
+        head = out[: len(out) - len(items[-1])]
+        if head.endswith(" y "):
+            out = head[:-3] + " e " + items[-1]
+    return out
 
 
 def with_article(card: str, lang: str) -> str:
-    """An English card name with its indefinite article ("a Glazed", "an Éclair"); Spanish and
-    Italian texts name cards bare."""
+    """An English card name with its indefinite article ("a Glazed", "an Éclair"); other
+    languages' names as they are (their messages use :class:`CardWords`)."""
     if lang != "en" or not card:
         return card
     return ("an " if card[0].lower() in "aeiouéè" else "a ") + card
@@ -273,10 +368,11 @@ def score_reason(
 
 # -- server-side texts ----------------------------------------------------------------------------
 
-_EVENT_TEXT: Final[dict[str, dict[EventType, str]]] = {
-    lang: {EventType(kind): text for kind, text in table.items()}
-    for lang, table in texts("events").items()
-}
+_EVENT_TEXT: Final[dict[str, dict[str, str]]] = texts("events")
+"""Each event type's wording by language; ``<type>.own`` where ``other`` is the player
+themselves ("Lía descarta sus Donas del día anterior")."""
+
+assert all(EventType(k.split(".")[0]) for table in _EVENT_TEXT.values() for k in table)
 
 _WINNER_LABEL: Final[dict[str, dict[str, str]]] = texts("winner")
 
@@ -293,13 +389,13 @@ def describe_event(event: Event, names: Sequence[str], lang: str) -> str:
         return display_name(names[seat], lang) if seat is not None and ok else ""
 
     a_card = with_article(name(event.card), lang)
-    fields = {
+    fields: dict[str, object] = {
         "who": who(event.player),
         "other": who(event.other),
-        "card": name(event.card),
+        "card": CardWords(event.card, lang),
         "a_card": a_card,
         "A_card": a_card[:1].upper() + a_card[1:],
-        "src": name(event.source),
+        "src": CardWords(event.source, lang),
         "position": event.position,
         "round": event.round,
         "all": join_list([who(p) for p in event.players], lang),
@@ -311,7 +407,10 @@ def describe_event(event: Event, names: Sequence[str], lang: str) -> str:
         ),
         "scores": ", ".join(f"{who(i)} {s}" for i, s in enumerate(event.scores)),
     }
-    return _EVENT_TEXT[lang][event.type].format(**fields)
+    table = _EVENT_TEXT[lang]
+    own = event.other is not None and event.other == event.player
+    key = f"{event.type.value}.own" if own and f"{event.type.value}.own" in table else event.type
+    return table[key].format(**fields)
 
 
 _ACTION_TEXT: Final[dict[str, dict[Verb, str]]] = {
@@ -337,9 +436,9 @@ def describe_action(action: Action, names: Sequence[str], lang: str) -> str:
     lang = lang if lang in LANGS else DEFAULT_LANG
     ok = action.seat is not None and action.seat < len(names)
     seat = display_name(names[action.seat], lang) if action.seat is not None and ok else ""
-    card = card_name(action.kind, lang) if action.kind else ""
+    card = CardWords(action.kind, lang)
     return _ACTION_TEXT[lang][action.verb].format(
-        position=action.position, card=card, a_card=with_article(card, lang), seat=seat
+        position=action.position, card=card, a_card=with_article(card.name, lang), seat=seat
     )
 
 

@@ -33,8 +33,8 @@ log = logging.getLogger("gonuts.server")
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 PAGE_CSP: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
+    "connect-src 'self'; font-src 'self'; manifest-src 'self'; worker-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 """The browser client's policy (the same as its ``<meta>``), plus no framing (clickjacking)."""
 RULES_CSP: Final = (

@@ -1,6 +1,7 @@
 """The pages (the browser client's single page under each of its paths, ``/rules``, the raw
-UI catalogues), the operations probes (``/healthz``, ``/readyz``, ``/metrics``) and the
-client's start-up answers (``/api/config``, ``/api/i18n``)."""
+UI catalogues, the installable app's manifest, service worker and offline page), the
+operations probes (``/healthz``, ``/readyz``, ``/metrics``) and the client's start-up answers
+(``/api/config``, ``/api/i18n``)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ PLACEHOLDER: Final = (
     "<!doctype html><meta charset=utf-8><title>Go Nuts for Donuts</title>"
     "<p>The web front end is not installed (no static/index.html).</p>"
 )
+
+
+MANIFEST_TYPE: Final = "application/manifest+json"
 
 
 class Config(Out):
@@ -73,6 +77,25 @@ def pages_router(static: Path) -> APIRouter:
     @router.get("/players/{name}")
     async def account_pages() -> Response:
         return index()
+
+    # The installable app (docs/server.md, "Installable app"): the manifest, the service worker
+    # at the root so that its scope is the whole site, and the page it shows offline.
+    @router.get("/manifest.webmanifest")
+    async def manifest() -> Response:
+        return FileResponse(static / "manifest.webmanifest", media_type=MANIFEST_TYPE)
+
+    @router.get("/sw.js")
+    async def service_worker() -> Response:
+        # revalidated on every check, so a new release's worker is picked up at once
+        return FileResponse(
+            static / "js" / "sw.js",
+            media_type="text/javascript",
+            headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+        )
+
+    @router.get("/offline")
+    async def offline() -> Response:
+        return FileResponse(static / "offline.html", media_type="text/html")
 
     @router.get("/rules")
     async def rules(request: Request) -> HTMLResponse:

@@ -1,6 +1,8 @@
-// Actions in RECORD.md notation ("take glazed from 1") → parts and human words.
+// Actions in RECORD.md notation ("take glazed from 1") → parts and human words. The server
+// labels the actions it offers (`label`, in the socket's language); this words any other one
+// with the same patterns (the server catalogue's `actions`, as `action.<verb>` keys).
 
-import { cardName, t } from "./i18n.js";
+import { cardWords, displayName, t } from "./i18n.js";
 
 /**
  * Parse one action's notation.
@@ -18,12 +20,14 @@ export function parseAction(notation) {
   return { ...out, kind: w[1] };
 }
 
-/** Words for an action, e.g. "Take a Glazed from Ben". */
+/** Words for an action, e.g. "Take a Glazed from Ben", "Descartar tus Donas del día anterior". */
 export function describeAction(notation, names) {
   const a = parseAction(notation);
+  const seat = a.seat !== undefined ? displayName(names[a.seat] ?? `#${a.seat + 1}`) : "";
   const vars = {
-    card: a.kind ? cardName(a.kind) : "",
-    player: a.seat !== undefined ? names[a.seat] ?? `#${a.seat + 1}` : "",
+    card: a.kind ? cardWords(a.kind) : "",
+    seat,
+    player: seat,
     position: a.position ?? "",
   };
   return t(`action.${a.verb}`, vars);
