@@ -18,7 +18,7 @@ from gonuts.server.accounts.service import COOKIE
 from gonuts.server.kernel.db import AccountRow
 from gonuts.server.kernel.i18n import DELETED_PLAYER
 from gonuts.server.kernel.limits import Limits
-from web.helpers import AppFactory, error_code
+from web.helpers import AppFactory, error_code, state
 from web.test_accounts import (
     ORIGIN,
     PASSWORD,
@@ -193,8 +193,23 @@ def test_a_game_that_ends_after_the_deletion_shows_the_neutral_name(client: Test
     made = seat_with(client, ana, [{"kind": "human"}, {"kind": "human"}])
     game_id = made["table"]["id"]
     joined = join_with(client, game_id, ben, "Ben")
+    legal = state(client, game_id, made["token"])["view"]["legal"]
+    r = client.post(
+        f"/api/tables/{game_id}/actions",
+        json={"action": legal[0]["action"]},
+        headers={"Authorization": f"Bearer {made['token']}"},
+    )
+    assert r.status_code == 200, r.text
+    first = state(client, game_id, joined["token"])["view"]
+    assert first["players"] == [NAME, "Ben"]
     assert post(client, "/api/account/delete", ana, {"password": PASSWORD}).status_code == 200
-    # the seat's token still plays it (as a guest now); the live game ends under the old name
+    # the running game is rebuilt under the new names: the same position, the neutral name
+    now = state(client, game_id, joined["token"])["view"]
+    assert now["players"] == [DELETED_PLAYER, "Ben"]
+    assert {k: v for k, v in now.items() if k != "players"} == {
+        k: v for k, v in first.items() if k != "players"
+    }
+    # the seat's token still plays it (as a guest now) to the end
     play_out(client, game_id, [made["token"], joined["token"]], seed=9)
     record = json.loads(client.get(f"/api/games/{game_id}/record").text)
     assert record["players"] == [DELETED_PLAYER, "Ben"]
@@ -235,3 +250,19 @@ def test_exports_are_rate_limited(client: TestClient) -> None:
     ana = signup(client, "Ana")
     codes = [client.get("/api/account/export", headers=session(ana)).status_code for _ in range(5)]
     assert codes[:3] == [200] * 3 and codes[3:] == [429, 429]
+
+
+def test_a_game_another_process_finishes_after_the_deletion(make_app: AppFactory) -> None:
+    """The account is deleted through a second server process on the database; the first one,
+    which holds the running game under the old name, finishes it: the record is scrubbed."""
+    one, two = (quick(make_app(limits=Limits.unlimited())) for _ in range(2))
+    with TestClient(one) as c1, TestClient(two) as c2:
+        ana, ben = signup(c1, NAME), signup(c1, "Ben")
+        made = seat_with(c1, ana, [{"kind": "human"}, {"kind": "human"}])
+        game_id = made["table"]["id"]
+        joined = join_with(c1, game_id, ben, "Ben")
+        assert post(c2, "/api/account/delete", ana, {"password": PASSWORD}).status_code == 200
+        play_out(c1, game_id, [made["token"], joined["token"]], seed=13)
+        record = json.loads(c1.get(f"/api/games/{game_id}/record").text)
+        assert record["players"] == [DELETED_PLAYER, "Ben"]
+        assert rows_naming(c1, "quixby") == []

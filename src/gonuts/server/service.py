@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gonuts.game import Game
+from gonuts.record import apply_recorded
 from gonuts.server.accounts.protocol import name_owner
 from gonuts.server.accounts.ratings import rate_finished
 from gonuts.server.games.service import Games
@@ -46,15 +47,26 @@ class Service(play.Service):
 
     async def forget_account(self, account_id: int) -> None:
         """Unlink a deleted account from play's seats: "Deleted player" in its place, in
-        finished games' records too; its unfinished tables held here catch up and tell their
-        sockets (other processes hear the seats change through the relay)."""
+        finished games' records too. Its tables held here catch up; a game still running is
+        rebuilt under the new names (the same deck and moves), so its players see the neutral
+        name at once; other processes hear the seats change through the relay, and their copy
+        of a running game keeps the old name until it ends (then :meth:`scrub`)."""
         for table_id in anonymise_account(self.store, account_id, DELETED_PLAYER):
             table = self.tables.get(table_id)
             if table is None:
                 continue
             async with table.lock:
                 self.catch_up(table)
+                running = table.game is not None and table.status == "playing"
+                if running:
+                    game = table.new_game()
+                    actions = self.store.actions_since(table.id, 0)
+                    for a in actions:
+                        apply_recorded(game, a.seq, a.seat, a.notation)
+                    table.advance(game, len(actions))
             await self.broadcast_table(table)
+            if running:
+                await self.broadcast_state(table)
 
     def scrub(self, table_id: str, game: Game) -> None:
         """A game that ends after a seated account was deleted was still playing under the old
