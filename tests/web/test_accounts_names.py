@@ -182,7 +182,7 @@ def test_an_account_named_before_a_rule_still_signs_in(app: FastAPI, client: Tes
     assert r.status_code == 200 and r.json()["account"]["name"] == "Bot 1 (easy)", r.text
 
 
-def test_revision_0009_refolds_account_names(db_url: str) -> None:
+def test_revision_0007_refolds_account_names(db_url: str) -> None:
     """A key made by the old fold (NFKC, case-folded) that the new one changes is rewritten;
     one that would collide is left; the secrets' table comes and goes with the revision."""
     engine = make_engine(db_url, migrate_schema=False)

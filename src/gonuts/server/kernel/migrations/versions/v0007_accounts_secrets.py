@@ -6,7 +6,7 @@ made by the first process that needs it. Account names are now folded with blank
 letters read as spaces and variation selectors dropped (``gonuts.server.lobby.rules.fold_name``):
 the few keys that change are rewritten (a key that would collide is left as it was).
 
-Revision ID: 0009
+Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-04
 """
@@ -18,7 +18,7 @@ import unicodedata
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009"
+revision: str = "0007"
 down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None
@@ -30,7 +30,7 @@ _SELECTORS = frozenset(
 
 
 def _fold(name: str) -> str:
-    """The fold of revision 0009 (a copy: a migration does not change with the code)."""
+    """The fold of revision 0007 (a copy: a migration does not change with the code)."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     folded = "".join(" " if ch in _BLANKS else ch for ch in folded if ch not in _SELECTORS)
     return " ".join(folded.split())
