@@ -43,6 +43,7 @@ def _browser_like_clients() -> Iterator[None]:
         patch.setattr(TestClient, "__init__", init)
         yield
 
+
 BACKENDS = ("sqlite", "postgresql")
 
 

@@ -148,5 +148,7 @@ def test_bearer_and_cookieless_writes_are_unchanged(client: TestClient) -> None:
 
 
 def test_the_shared_fixture_sends_the_browsers_origin(tmp_path: Path) -> None:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.sqlite3'}"), base_url="https://h:8443") as c:
+    with TestClient(
+        create_app(f"sqlite:///{tmp_path / 'g.sqlite3'}"), base_url="https://h:8443"
+    ) as c:
         assert c.headers["origin"] == "https://h:8443"
