@@ -9,11 +9,16 @@ here); where mounting is not permitted those tests skip, saying so."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import http.client
 import itertools
 import os
+import random
+import shutil
 import sqlite3
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -28,6 +34,16 @@ from gonuts.server import create_app
 from gonuts.server.kernel import db
 from gonuts.server.kernel.limits import Limits
 from web.helpers import auth, create, error_code, state
+from web.procs import (
+    Player,
+    Server,
+    check_stored_games,
+    create_table,
+    free_port,
+    join_table,
+    query,
+    stored_games,
+)
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "easy"}
@@ -236,8 +252,6 @@ def test_sqlite_locked_by_another_connection(
 
 
 def test_no_space_reason_is_unavailable_but_a_constraint_is_not() -> None:
-    from sqlalchemy.exc import IntegrityError, OperationalError
-
     full = OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
     assert db.unavailable_reason(full) == "database disk full"
     taken = IntegrityError("INSERT", {}, sqlite3.IntegrityError("UNIQUE constraint failed"))
@@ -246,6 +260,135 @@ def test_no_space_reason_is_unavailable_but_a_constraint_is_not() -> None:
 
 
 if os.geteuid() != 0:  # (a read-only bind mount needs root; chmod would not stop root anyway)
-    test_sqlite_read_only = pytest.mark.skip("needs root to mount read-only")(
-        test_sqlite_read_only
-    )
+    test_sqlite_read_only = pytest.mark.skip("needs root to mount read-only")(test_sqlite_read_only)
+
+
+# -- PostgreSQL stopped mid-game (a throwaway cluster of our own, never the shared one) ------------
+
+
+class Cluster:
+    """A PostgreSQL cluster of this test's own on a free port: ``initdb`` + ``pg_ctl`` as the
+    ``postgres`` user, with the binaries scripts/start-postgres.sh installs."""
+
+    def __init__(self) -> None:
+        versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+        if not versions or os.geteuid() != 0:
+            pytest.skip("needs root and Debian's PostgreSQL (scripts/start-postgres.sh)")
+        self.bin = versions[-1].parent
+        self.dir = Path(tempfile.mkdtemp(prefix="gonuts-faults-pg-"))
+        self.dir.chmod(0o755)
+        shutil.chown(self.dir, "postgres", "postgres")
+        self.port = free_port()
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        self.pg("initdb", "-D", str(self.dir / "data"), "-A", "trust", "-U", "postgres")
+
+    def pg(self, tool: str, *args: str) -> None:
+        done = subprocess.run(
+            ["runuser", "-u", "postgres", "--", str(self.bin / tool), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 0, f"{tool}: {done.stdout}{done.stderr}"
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+        data, log = str(self.dir / "data"), str(self.dir / "log")
+        self.pg("pg_ctl", "-D", data, "-o", options, "-l", log, "-w", "start")
+
+    def stop(self) -> None:
+        self.pg("pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop")
+
+    def remove(self) -> None:
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", str(self.bin / "pg_ctl"), "-D",
+             str(self.dir / "data"), "-m", "immediate", "stop"],
+            capture_output=True,
+            check=False,
+        )  # fmt: skip
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    c = Cluster()
+    try:
+        c.start()
+        yield c
+    finally:
+        c.remove()
+
+
+def keep_alive_get(conn: http.client.HTTPConnection, path: str) -> tuple[int, dict[str, str], str]:
+    """One request on ``conn``, which must stay the same TCP connection (no reset, no close)."""
+    sock = conn.sock
+    conn.request("GET", path)
+    r = conn.getresponse()
+    body = r.read().decode()
+    assert sock is None or conn.sock is sock, "the server closed the keep-alive connection"
+    assert (r.getheader("connection") or "").lower() != "close"
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def test_postgresql_stopped_mid_game(cluster: Cluster, tmp_path: Path) -> None:
+    server = Server(
+        cluster.url, free_port(), tmp_path / "serve.log",
+        "--bot-delay", "0.01", "--replace-after", "600", "--think-workers", "0",
+    )  # fmt: skip
+    server.start()
+    try:
+        asyncio.run(asyncio.wait_for(play_through_an_outage(server, cluster), 90))
+    finally:
+        server.stop()
+    log = (tmp_path / "serve.log").read_text(errors="replace")
+    assert "Exception in ASGI application" not in log, log[-3000:]  # (no bare 500s)
+
+
+async def play_through_an_outage(server: Server, cluster: Cluster) -> None:
+    rng = random.Random(7)
+    players: list[Player] = []
+    for n, seats in enumerate([[HUMAN, HUMAN], [HUMAN, BOT, BOT]]):
+        table_id, seat, token = create_table(server.http, seats, f"P{n}")
+        joined = [(seat, token)]
+        if seats.count(HUMAN) == 2:
+            joined.append(join_table(server.http, table_id, f"Q{n}"))
+        players += [
+            Player([server.ws], table_id, s, t, random.Random(rng.random()), think=0.02)
+            for s, t in joined
+        ]
+    table_ids = sorted({p.table_id for p in players})
+    deadline = time.monotonic() + 80
+    tasks = [asyncio.create_task(p.run(deadline)) for p in players]
+    while min(sum(1 for _ in p.acked) for p in players) < 2:
+        assert not any(t.done() for t in tasks)
+        await asyncio.sleep(0.02)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    assert keep_alive_get(conn, "/api/tables")[0] == 200
+    await asyncio.to_thread(cluster.stop)
+    stopped = time.monotonic()
+    # every answer is the protocol's, on the same keep-alive connection
+    live = f"/api/tables/{table_ids[0]}/state"
+    assert (await asyncio.to_thread(keep_alive_get, conn, live))[0] == 200  # (from memory)
+    for path in ("/api/tables", "/api/leaderboard", "/api/games", "/readyz", "/api/tables/nosuch"):
+        status, headers, body = await asyncio.to_thread(keep_alive_get, conn, path)
+        assert status == 503, (path, status, body)
+        assert headers["content-type"].startswith("application/json"), (path, headers)
+        if path != "/readyz":
+            assert '"database_unavailable"' in body and int(headers["retry-after"]) >= 1
+    await asyncio.sleep(max(0.0, 1.5 - (time.monotonic() - stopped)))  # moves are refused
+    await asyncio.to_thread(cluster.start)
+    await asyncio.gather(*tasks)
+    assert (await asyncio.to_thread(keep_alive_get, conn, "/readyz"))[0] == 200
+    conn.close()
+
+    url = cluster.url
+    rows, records = stored_games(url)
+    check_stored_games(rows, records, players)  # every acknowledged move is stored
+    refused = [(p, i) for p in players for i, code in p.refused if code == "database_unavailable"]
+    assert refused, "no move was tried while the database was down"
+    stored = {(str(t), int(s), str(c)) for t, s, c in query(
+        url, "SELECT table_id, seat, client_id FROM gn_actions WHERE client_id IS NOT NULL"
+    )}  # fmt: skip
+    assert not [i for p, i in refused if (p.table_id, p.seat, i) in stored]
+    assert all(p.final is not None for p in players)
