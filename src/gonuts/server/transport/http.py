@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import ipaddress
 import logging
 from collections.abc import Container
 from typing import Final
 
-from uvicorn.middleware.proxy_headers import _TrustedHosts
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from gonuts.server.kernel.errors import ErrorCode
@@ -72,6 +72,33 @@ def _busy_response() -> bytes:
 
 
 RESPONSE_429: Final = _busy_response()
+REFUSED_LINGER: Final = 1.0
+"""Seconds a refused connection has to read its 429 and close before it is dropped."""
+
+
+class TrustedProxies:
+    """The peers named by ``--forwarded-allow-ips`` (as uvicorn reads it): addresses, networks
+    (``10.0.0.0/8``) or ``*`` (every peer); ``in`` tells whether a peer address is one."""
+
+    def __init__(self, spec: str) -> None:
+        names = [n.strip() for n in spec.split(",") if n.strip()]
+        self.everyone = "*" in names
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.literals: set[str] = set()
+        for name in names:
+            try:
+                self.networks.append(ipaddress.ip_network(name, strict=False))
+            except ValueError:
+                self.literals.add(name)  # (a host name or a socket path: compared as text)
+
+    def __contains__(self, host: object) -> bool:
+        if self.everyone or host in self.literals:
+            return True
+        try:
+            address = ipaddress.ip_address(str(host))
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
 
 
 class GuardedHttp(HttpToolsProtocol):
@@ -88,6 +115,7 @@ class GuardedHttp(HttpToolsProtocol):
     refused: dict[str, int]
     """Connections refused per address that holds some (for the log)."""
     _counted: str | None = None
+    _refused: bool = False
     _header_timer: asyncio.TimerHandle | None = None
     _body_timer: asyncio.TimerHandle | None = None
 
@@ -106,12 +134,29 @@ class GuardedHttp(HttpToolsProtocol):
                 if refused % 1000 == 0:  # (a line per thousand, not per refused connection)
                     log.warning("connection refused: %s holds %d connections", host, held)
                 self.refused[host] = refused + 1
-                transport.write(RESPONSE_429)
-                transport.close()
+                self._refuse(transport)
                 return
             self.per_address[host] = held + 1
             self._counted = host
         self._arm()
+
+    def _refuse(self, transport: asyncio.Transport) -> None:
+        """Answer 429 and end the connection without reading it: the answer, then our half
+        closed (a close with its unread request would reset it before the client reads the
+        answer), and the socket dropped a moment later if the client does not close it."""
+        self._refused = True
+        self.connections.discard(self)  # (no longer counts against max_connections)
+        transport.pause_reading()
+        transport.write(RESPONSE_429)
+        if transport.can_write_eof():
+            transport.write_eof()
+            self.loop.call_later(REFUSED_LINGER, transport.abort)
+        else:
+            transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if not self._refused:  # (a refused connection's request is never read)
+            super().data_received(data)
 
     def _release(self) -> None:
         """This connection no longer counts against its address."""
@@ -222,7 +267,7 @@ def guarded_protocol(
             "max_connections": max_connections,
             "body_timeout": body_timeout,
             "max_per_address": max_per_address,
-            "trusted": _TrustedHosts(trusted) if trusted else (),
+            "trusted": TrustedProxies(trusted) if trusted else (),
             "per_address": {},
             "refused": {},
         },
@@ -253,4 +298,4 @@ def tune_gc_for_serving(gen0: int = 20_000, gen1: int = 0, gen2: int = 60) -> No
     gc.set_threshold(gen0, gen1, gen2)
 
 
-__all__ = ["CUT_OFF", "GuardedHttp", "guarded_protocol", "tune_gc_for_serving"]
+__all__ = ["CUT_OFF", "GuardedHttp", "TrustedProxies", "guarded_protocol", "tune_gc_for_serving"]
