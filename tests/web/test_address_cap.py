@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import statistics
 import threading
 import time
 
 import pytest
+from websockets.asyncio.client import connect
 
-from web.procs import Server, free_port
+from gonuts.server.transport.http import TrustedProxies
+from web.procs import Server, create_table, free_port
 
 ATTACKER, PLAYER, PROXY = "127.0.0.1", "127.0.0.2", "127.0.0.3"
 CAP = 50
@@ -160,3 +163,40 @@ def test_a_trusted_proxy_is_not_capped(server: Server) -> None:
             close_all(conns)
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_websockets_leave_the_http_count(server: Server) -> None:
+    """More sockets than the HTTP cap from one address: each upgrade leaves the count (the
+    app's own cap of 64 sockets per address applies to them)."""
+    table, _, _ = create_table(
+        server.http, [{"kind": "human"}, {"kind": "bot", "level": "easy"}], "A"
+    )
+
+    async def scenario() -> None:
+        url = f"{server.ws}/ws/tables/{table}"
+        sockets = [await connect(url, proxy=None) for _ in range(CAP + 10)]
+        try:
+            for ws in sockets:
+                await ws.send(json.dumps({"type": "hello", "token": None, "lang": "en"}))
+                assert json.loads(await ws.recv())["type"] == "welcome"
+            await asyncio.to_thread(timed_request, server.port, ATTACKER)  # HTTP still served
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+@pytest.mark.parametrize(
+    ("spec", "inside", "outside"),
+    [
+        ("127.0.0.3", ["127.0.0.3"], ["127.0.0.1", "junk"]),
+        ("10.0.0.0/8, ::1", ["10.2.3.4", "::1"], ["11.0.0.1", "::2"]),
+        ("*", ["1.2.3.4", "anything"], []),
+        ("proxy.internal", ["proxy.internal"], ["10.0.0.1"]),
+    ],
+)
+def test_trusted_proxies(spec: str, inside: list[str], outside: list[str]) -> None:
+    trusted = TrustedProxies(spec)
+    assert all(h in trusted for h in inside)
+    assert not any(h in trusted for h in outside)
