@@ -17,6 +17,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -247,8 +248,16 @@ def _unavailable(context: ExceptionContext) -> Exception | None:
     reason = unavailable_reason(exc if exc is not None else context.original_exception)
     if reason is None:
         return None
-    store_log.warning("%s: %s", reason, context.original_exception)
+    now = time.monotonic()
+    if now - _LOGGED.get(reason, -LOG_EVERY) >= LOG_EVERY:  # (an outage is not a log flood)
+        _LOGGED[reason] = now
+        store_log.warning("%s: %s", reason, context.original_exception)
     return DatabaseUnavailableError(reason)
+
+
+LOG_EVERY: Final = 5.0
+"""Seconds between two log lines of one kind of database fault (every refusal raises one)."""
+_LOGGED: dict[str, float] = {}
 
 
 def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
