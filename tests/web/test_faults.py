@@ -13,6 +13,7 @@ import asyncio
 import errno
 import http.client
 import itertools
+import json
 import os
 import random
 import shutil
@@ -320,15 +321,27 @@ def cluster() -> Iterator[Cluster]:
         c.remove()
 
 
-def keep_alive_get(conn: http.client.HTTPConnection, path: str) -> tuple[int, dict[str, str], str]:
-    """One request on ``conn``, which must stay the same TCP connection (no reset, no close)."""
+def keep_alive_get(
+    conn: http.client.HTTPConnection,
+    path: str,
+    body: dict[str, Any] | None = None,
+    token: str | None = None,
+) -> tuple[int, dict[str, str], str]:
+    """One request on ``conn`` (a POST of ``body`` if given), which must stay the same TCP
+    connection (no reset, no close)."""
     sock = conn.sock
-    conn.request("GET", path)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    if body is None:
+        conn.request("GET", path, headers=headers)
+    else:
+        data = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+        conn.request("POST", path, body=data, headers=headers)
     r = conn.getresponse()
-    body = r.read().decode()
+    text_ = r.read().decode()
     assert sock is None or conn.sock is sock, "the server closed the keep-alive connection"
     assert (r.getheader("connection") or "").lower() != "close"
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, text_
 
 
 def test_postgresql_stopped_mid_game(cluster: Cluster, tmp_path: Path) -> None:
@@ -392,3 +405,51 @@ async def play_through_an_outage(server: Server, cluster: Cluster) -> None:
     )}  # fmt: skip
     assert not [i for p, i in refused if (p.table_id, p.seat, i) in stored]
     assert all(p.final is not None for p in players)
+
+
+def test_a_real_server_on_a_full_disk_answers_json_on_one_connection(tmp_path: Path) -> None:
+    """The hostile test's case: ``gonuts serve`` (uvicorn) on a full 3 MB tmpfs. Every answer
+    on one keep-alive connection is 200 or the protocol's 503; none is a bare 500 or a reset."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    with mounted("-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)):
+        path = disk / "gonuts.sqlite3"
+        server = Server(
+            f"sqlite:///{path}", free_port(), tmp_path / "serve.log",
+            "--bot-delay", "0", "--think-workers", "0",
+        )  # fmt: skip
+        server.start()
+        try:
+            table, _, token = create_table(server.http, [HUMAN, BOT], "Ana")
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+            fill(disk)
+            assert keep_alive_get(conn, "/readyz")[0] == 503
+            acked, refused = [], []
+            for n in range(120):
+                status, _, text_ = keep_alive_get(conn, f"/api/tables/{table}/state", None, token)
+                assert status == 200, text_
+                legal = json.loads(text_)["view"]["legal"]
+                if not legal:
+                    time.sleep(0.02)  # the bot's turn
+                    continue
+                move = {"action": legal[0]["action"], "id": f"d{n}"}
+                status, headers, text_ = keep_alive_get(
+                    conn, f"/api/tables/{table}/actions", move, token
+                )
+                if status == 200:
+                    acked.append(move["id"])
+                    continue
+                assert status == 503, text_
+                assert headers["content-type"].startswith("application/json")
+                assert '"database_unavailable"' in text_ and int(headers["retry-after"]) >= 1
+                refused.append(move["id"])
+                if len(refused) >= 5:
+                    break
+            assert refused, "the full disk never refused a move"
+            conn.close()
+        finally:
+            server.stop()
+        log = (tmp_path / "serve.log").read_text(errors="replace")
+        assert "Exception in ASGI application" not in log, log[-3000:]
+        stored = stored_ids(path)
+        assert set(acked) <= stored and not set(refused) & stored
