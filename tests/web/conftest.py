@@ -23,9 +23,27 @@ from starlette.testclient import TestClient
 
 from gonuts.server import create_app
 from gonuts.server.kernel.db import normalize_url
-from web.helpers import AppFactory
+from web.helpers import AppFactory, browser_like
 
 PG_ENV = "GONUTS_TEST_PG_URL"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_like_clients() -> Iterator[None]:
+    """Every TestClient of these tests sends a same-origin ``Origin``, as a browser does
+    (:func:`web.helpers.browser_like`): the server refuses a cookie-carrying write with no
+    proof of where it comes from. (Session-wide: module fixtures make clients too.)"""
+    plain = TestClient.__init__
+
+    def init(self: TestClient, *args: Any, **kwargs: Any) -> None:
+        plain(self, *args, **kwargs)
+        browser_like(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TestClient, "__init__", init)
+        yield
+
+
 BACKENDS = ("sqlite", "postgresql")
 
 

@@ -6,11 +6,26 @@ import json
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from starlette.testclient import TestClient
 
 AppFactory = Callable[..., FastAPI]
+
+
+def origin_of(base_url: str) -> str:
+    """The ``Origin`` a browser sends with a page of ``base_url``'s site (scheme and host)."""
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def browser_like(client: TestClient) -> TestClient:
+    """``client`` sending a same-origin ``Origin`` with every request, as a browser does with
+    its writes (a cookie-authenticated write without one is refused: docs/protocol.md,
+    "Limits"); a test that means to leave it out deletes ``client.headers["origin"]``."""
+    client.headers.setdefault("origin", origin_of(str(client.base_url)))
+    return client
 
 
 def create(

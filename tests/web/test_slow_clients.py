@@ -21,8 +21,10 @@ PARTIAL = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
 @contextmanager
 def server(tmp_path: Path, *flags: str) -> Iterator[int]:
-    """``gonuts serve`` with ``flags`` on a free loopback port, stopped on exit."""
+    """``gonuts serve`` with ``flags`` on a free loopback port, stopped on exit. (These tests
+    hold many sockets from one address: the per-address cap is test_address_cap.py's.)"""
     db = f"sqlite:///{tmp_path / 'slow.sqlite3'}"
+    flags = ("--max-connections-per-address", "0", *flags)
     proc = ServerProcess.gonuts_serve(db, free_port(), tmp_path / "serve.log", *flags)
     assert proc.env is not None
     proc.env["GONUTS_LOG_LEVEL"] = "warning"

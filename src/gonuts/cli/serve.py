@@ -132,6 +132,12 @@ SETTINGS: Final = (
     Setting("body_timeout", "GONUTS_BODY_TIMEOUT", _positive_seconds, lambda: 30.0),
     Setting("keep_alive", "GONUTS_KEEP_ALIVE", _positive_seconds, lambda: 5.0),
     Setting("max_connections", "GONUTS_MAX_CONNECTIONS", _count, lambda: 2000),
+    Setting(
+        "max_connections_per_address",
+        "GONUTS_MAX_CONNECTIONS_PER_ADDRESS",
+        _count,
+        lambda: 100,
+    ),
     Setting("think_workers", "GONUTS_THINK_WORKERS", _workers, _default_workers),
     Setting("think", "GONUTS_THINK", _think, lambda: None),
 )
@@ -251,6 +257,14 @@ def register(sub: Any) -> None:
         "(default 2000; 0: no limit)",
     )
     p.add_argument(
+        "--max-connections-per-address",
+        default=None,
+        metavar="N",
+        help="HTTP connections one client address may hold open at once; more are answered "
+        "429 and closed (default 100; the --forwarded-allow-ips proxies are not capped; "
+        "0: no limit)",
+    )
+    p.add_argument(
         "--think-workers",
         default=None,
         metavar="N",
@@ -357,7 +371,11 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=math.ceil(settings["shutdown_grace"]),
         # slow clients: uvicorn has no header timeout of its own (gonuts.server.transport.http)
         http=guarded_protocol(
-            settings["header_timeout"], settings["max_connections"], settings["body_timeout"]
+            settings["header_timeout"],
+            settings["max_connections"],
+            settings["body_timeout"],
+            max_per_address=settings["max_connections_per_address"],
+            trusted=settings["forwarded_allow_ips"],
         ),
         timeout_keep_alive=math.ceil(settings["keep_alive"]),
         limit_concurrency=settings["max_connections"],

@@ -139,6 +139,8 @@ class Player:
         self.open_timeout = open_timeout
         self.local_address = local_address
         self.acked: list[tuple[int, str]] = []
+        self.refused: list[tuple[str, str]] = []
+        """(id, code) of every move answered with an ``error`` (never stored: its id says)."""
         self.connections = 0
         self.final: dict[str, Any] | None = None
         self._sent = 0
@@ -277,6 +279,7 @@ class Player:
                         due = time.perf_counter() + self.think_time()
                 else:
                     stats.error(msg.get("code", "?"), msg.get("message", ""))
+                    self.refused.append((str(msg.get("id")), str(msg.get("code", "?"))))
                     if legal:
                         due = time.perf_counter() + max(self.think_time(), RETRY_AFTER_ERROR)
             elif kind == "welcome":

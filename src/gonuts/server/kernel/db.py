@@ -14,8 +14,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import secrets
 import threading
+import time
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +42,8 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Engine, ExceptionContext, make_url
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -49,6 +52,8 @@ from sqlalchemy.orm import (
     relationship,
     sessionmaker,
 )
+
+from gonuts.server.kernel.errors import DatabaseUnavailableError
 
 
 def utcnow() -> datetime:
@@ -214,15 +219,71 @@ def libpq_url(url: str | URL) -> str:
     return u.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+SQLITE_BUSY_TIMEOUT: Final = 2.0
+"""Seconds a SQLite write waits for a lock another connection holds (a backup, the ``sqlite3``
+shell) before it is refused as ``database_unavailable`` (Python's default is 5 s: the
+event loop waits with it)."""
+PG_CONNECT_TIMEOUT: Final = 3
+"""Seconds a new PostgreSQL connection may take (a server that went away answers nothing)."""
+UNAVAILABLE_STATES: Final = ("08", "53", "57P", "25006", "55P03", "40")
+"""PostgreSQL SQLSTATE prefixes of a database that cannot serve now: connection lost, out of
+resources (disk full, too many connections), shut down, read-only, lock timeout, deadlock."""
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Why a driver error means the database cannot serve now (the ``detail`` of
+    :class:`~gonuts.server.kernel.errors.DatabaseUnavailableError`), or None for any other error
+    (a constraint, a bug: those stay what they are)."""
+    if isinstance(exc, IntegrityError):
+        return None
+    orig = getattr(exc, "orig", None)
+    state = str(getattr(orig, "sqlstate", "") or getattr(orig, "pgcode", "") or "")
+    text_ = str(orig if orig is not None else exc).lower()
+    if isinstance(exc, (OperationalError, InterfaceError)) or state.startswith(UNAVAILABLE_STATES):
+        for words, reason in (
+            (("disk is full", "disk full", "no space"), "disk full"),
+            (("readonly", "read-only"), "read-only"),
+            (("locked", "busy", "lock timeout", "lock not available"), "locked"),
+        ):
+            if any(w in text_ for w in words):
+                return f"database {reason}"
+        return f"database unreachable ({type(orig or exc).__name__})"
+    return None
+
+
+def _unavailable(context: ExceptionContext) -> Exception | None:
+    """The engine's ``handle_error`` hook: a driver error that means "not now" becomes a
+    :class:`DatabaseUnavailableError` (503 with ``Retry-After``, an ``error`` message on a socket)
+    wherever it happens: a move's INSERT, a commit, a connection that could not be made."""
+    exc = context.sqlalchemy_exception
+    reason = unavailable_reason(exc if exc is not None else context.original_exception)
+    if reason is None:
+        return None
+    now = time.monotonic()
+    if now - _LOGGED.get(reason, -LOG_EVERY) >= LOG_EVERY:  # (an outage is not a log flood)
+        _LOGGED[reason] = now
+        store_log.warning("%s: %s", reason, context.original_exception)
+    return DatabaseUnavailableError(reason)
+
+
+LOG_EVERY: Final = 5.0
+"""Seconds between two log lines of one kind of database fault (every refusal raises one)."""
+_LOGGED: dict[str, float] = {}
+
+
 def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
     """An engine for ``url``, its schema migrated to the newest revision.
 
-    SQLite gets WAL and foreign keys, and is usable across threads.
+    SQLite gets WAL and foreign keys, and is usable across threads. On both, a driver error
+    that means the database cannot serve now is raised as
+    :class:`~gonuts.server.kernel.errors.DatabaseUnavailableError` (:func:`unavailable_reason`).
     """
     url = normalize_url(url)
     origin = secrets.token_hex(8)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT}
+        )
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: object, _record: object) -> None:
@@ -234,8 +295,14 @@ def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
 
     else:
         engine = create_engine(
-            url, pool_pre_ping=True, connect_args={"application_name": f"gonuts:{origin}"}
+            url,
+            pool_pre_ping=True,
+            connect_args={
+                "application_name": f"gonuts:{origin}",
+                "connect_timeout": PG_CONNECT_TIMEOUT,
+            },
         )
+    event.listen(engine, "handle_error", _unavailable)
     _ORIGINS[engine] = f"gonuts:{origin}"
     if migrate_schema:
         migrate(engine)
@@ -300,6 +367,9 @@ MAX_ID: Final = 32
 CHECKPOINT_EVERY: Final = 1.0
 """Seconds between the background WAL checkpoints of a serving process (SQLite)."""
 
+MIN_FREE_BYTES: Final = 1 << 20
+"""Free space the SQLite file's disk needs for the server to say it is ready (``/readyz``)."""
+
 store_log = logging.getLogger("gonuts.server.store")
 
 
@@ -345,12 +415,16 @@ class Database:
         self._checkpointer.start()
 
     def _checkpoints(self, every: float) -> None:
+        failing = False
         while not self._stop_checkpoints.wait(every):
             try:
                 with self.engine.connect() as c:
                     c.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                failing = False
             except Exception:  # (the next one may succeed; a long WAL only slows reads)
-                store_log.warning("WAL checkpoint failed", exc_info=True)
+                if not failing:  # once per outage (a full disk fails every second)
+                    store_log.warning("WAL checkpoint failed", exc_info=True)
+                failing = True
 
     @property
     def dialect(self) -> str:
@@ -375,12 +449,45 @@ class Database:
         self.engine.dispose()
 
     def readiness(self) -> str | None:
-        """Why the database cannot serve now (unreachable, schema behind), or None."""
+        """Why the database cannot serve now (unreachable, schema behind; SQLite: cannot
+        write), or None."""
         try:
             have = current_revision(self.engine)
+        except DatabaseUnavailableError as exc:
+            return str(exc.detail)
         except Exception as exc:  # any driver error means "not reachable"
             return f"database unreachable: {type(exc).__name__}"
         want = head_revision()
         if have != want:
             return f"schema at revision {have or 'none'}; this server needs {want}"
+        if self.dialect == "sqlite":
+            return self.sqlite_writable()
+        return None
+
+    def sqlite_writable(self) -> str | None:
+        """Why this SQLite database cannot store a move now (full, read-only, locked), or None.
+
+        A read-only file and a lock held elsewhere show in a write that is rolled back; a
+        full disk does not (the write-ahead log reuses its space after a checkpoint, so some
+        commits still succeed while others fail): its directory needs :data:`MIN_FREE_BYTES`.
+        """
+        database = self.engine.url.database
+        if not database or database == ":memory:" or database.startswith("file:"):
+            return None
+        folder = os.path.dirname(os.path.abspath(database))
+        try:
+            fs = os.statvfs(folder)
+        except OSError as exc:
+            return f"database folder unreachable: {exc.strerror}"
+        free = (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) * fs.f_frsize
+        if free < MIN_FREE_BYTES:
+            return f"database disk full ({free} bytes free)"
+        try:
+            with self.engine.connect() as c:
+                c.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
+                c.rollback()
+        except DatabaseUnavailableError as exc:
+            return str(exc.detail)
+        except Exception as exc:
+            return f"database cannot write: {type(exc).__name__}"
         return None

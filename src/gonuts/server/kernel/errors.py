@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     NAME_TAKEN = "name_taken"
     UNKNOWN_PLAYER = "unknown_player"
     NOT_SIGNED_IN = "not_signed_in"
+    DATABASE_UNAVAILABLE = "database_unavailable"
 
 
 E = ErrorCode
@@ -63,3 +64,17 @@ class ServiceError(Exception):
         self.code = code
         self.detail = detail
         self.status = status
+
+
+RETRY_AFTER: Final = 5
+"""Seconds a client is told to wait (``Retry-After``) when the database cannot serve."""
+
+
+class DatabaseUnavailableError(ServiceError):
+    """The database cannot be reached, or cannot store now (locked, read-only, disk full):
+    503 with ``Retry-After`` over HTTP, an ``error`` message on a socket (docs/protocol.md,
+    "Faults"). Whatever raised it was not stored, so nothing was acknowledged."""
+
+    def __init__(self, detail: str, retry_after: int = RETRY_AFTER) -> None:
+        super().__init__(ErrorCode.DATABASE_UNAVAILABLE, detail, 503)
+        self.retry_after = retry_after

@@ -29,7 +29,7 @@ from gonuts.errors import GameOverError, IllegalActionError, MalformedActionErro
 from gonuts.game import Game
 from gonuts.record import Record, apply_recorded
 from gonuts.server.kernel.db import hash_token
-from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.errors import DatabaseUnavailableError, ErrorCode, ServiceError
 from gonuts.server.kernel.limits import BucketMap
 from gonuts.server.kernel.metrics import Metrics
 from gonuts.server.kernel.relay import Changes, Relay, relay_for
@@ -580,6 +580,9 @@ class Service:
                 try:
                     async with table.lock:
                         self.apply_locked(table, seat, action.notation)
+                except DatabaseUnavailableError as exc:  # not stored: the same turn, a bit later
+                    await asyncio.sleep(exc.retry_after / 5)
+                    continue
                 except ServiceError:
                     continue  # the position moved on meanwhile; look again
                 self.metrics.moves.labels("bot").inc()

@@ -13,7 +13,7 @@ import asyncio
 from fastapi import WebSocket, WebSocketDisconnect
 
 from gonuts.server.kernel import i18n
-from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.kernel.errors import DatabaseUnavailableError, ErrorCode, ServiceError
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.play.live import LiveTable
 from gonuts.server.play.messages import Act, Back, Hello, Hints, Lang, Ping, table_summary
@@ -22,6 +22,7 @@ from gonuts.server.transport.conn import to_json
 from gonuts.server.transport.socket import (
     CLOSE_BAD_TOKEN,
     CLOSE_POLICY,
+    CLOSE_TRY_LATER,
     CLOSE_UNKNOWN_TABLE,
     Dispatcher,
     SocketSession,
@@ -59,6 +60,8 @@ class TableSocket(SocketSession):
         try:
             try:
                 table = await self.svc.get(table_id)
+            except DatabaseUnavailableError:
+                raise  # (not "unknown table": the client tries again)
             except ServiceError:
                 await self.error(E.UNKNOWN_TABLE)
                 await self.conn.close(CLOSE_UNKNOWN_TABLE, "unknown table")
@@ -91,6 +94,9 @@ class TableSocket(SocketSession):
             await self.session(table, seat)
         except WebSocketDisconnect:
             return
+        except DatabaseUnavailableError as exc:  # while joining: say so, and let it come back
+            await self.error(exc.code, exc.detail)
+            await self.conn.close(CLOSE_TRY_LATER, "database unavailable")
 
     async def session(self, table: LiveTable, seat: int | None) -> None:
         self.table = table
@@ -119,7 +125,10 @@ class TableSocket(SocketSession):
                 text = await self.receive()
                 msg = await self.parse(text) if text is not None else None
                 if msg is not None:
-                    await self.dispatcher.dispatch(self, msg)
+                    try:
+                        await self.dispatcher.dispatch(self, msg)
+                    except DatabaseUnavailableError as exc:  # (a handler that let it through)
+                        await self.error(exc.code, exc.detail, getattr(msg, "id", None))
         finally:
             await self.svc.disconnect(table, conn)
 

@@ -12,7 +12,12 @@ dribbles its body: a few thousand such sockets used to take the server down.
 * closes a connection whose response went out before its body was read (an early 413, say):
   the rest of an oversized body is never read;
 * refuses connections beyond ``max_connections`` at once (requests beyond it get uvicorn's 503
-  through ``limit_concurrency``).
+  through ``limit_concurrency``);
+* answers 429 and closes a connection from an address that already holds
+  ``max_per_address`` HTTP connections (the trusted proxies of ``--forwarded-allow-ips``
+  excepted: their connections carry many clients): a few thousand half-sent requests from one
+  address no longer fill ``max_connections`` for everyone else. A connection that becomes a
+  WebSocket leaves this count (the app caps sockets per address itself).
 
 The serving process's garbage collector is tuned here too (:func:`tune_gc_for_serving`).
 """
@@ -21,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import ipaddress
 import logging
+from collections.abc import Container
 from typing import Final
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -51,12 +58,64 @@ def _timeout_response() -> bytes:
 RESPONSE_408: Final = _timeout_response()
 
 
+def _busy_response() -> bytes:
+    message = "too many connections from this address"
+    body = to_json(error_body(ErrorCode.RATE_LIMITED, message)).encode("utf-8")
+    head = (
+        "HTTP/1.1 429 Too Many Requests\r\n"
+        "content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n"
+        "retry-after: 1\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+RESPONSE_429: Final = _busy_response()
+REFUSED_LINGER: Final = 1.0
+"""Seconds a refused connection has to read its 429 and close before it is dropped."""
+
+
+class TrustedProxies:
+    """The peers named by ``--forwarded-allow-ips`` (as uvicorn reads it): addresses, networks
+    (``10.0.0.0/8``) or ``*`` (every peer); ``in`` tells whether a peer address is one."""
+
+    def __init__(self, spec: str) -> None:
+        names = [n.strip() for n in spec.split(",") if n.strip()]
+        self.everyone = "*" in names
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.literals: set[str] = set()
+        for name in names:
+            try:
+                self.networks.append(ipaddress.ip_network(name, strict=False))
+            except ValueError:
+                self.literals.add(name)  # (a host name or a socket path: compared as text)
+
+    def __contains__(self, host: object) -> bool:
+        if self.everyone or host in self.literals:
+            return True
+        try:
+            address = ipaddress.ip_address(str(host))
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+
 class GuardedHttp(HttpToolsProtocol):
     """:class:`HttpToolsProtocol` with header and body timeouts and a connection cap."""
 
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     max_connections: int | None = None
+    max_per_address: int | None = None
+    trusted: Container[str] = ()
+    """Proxies whose connections are not capped per address (``--forwarded-allow-ips``)."""
+    per_address: dict[str, int]
+    """Open HTTP connections per peer address (one dict per configured class)."""
+    refused: dict[str, int]
+    """Connections refused per address that holds some (for the log)."""
+    _counted: str | None = None
+    _refused: bool = False
     _header_timer: asyncio.TimerHandle | None = None
     _body_timer: asyncio.TimerHandle | None = None
 
@@ -66,7 +125,54 @@ class GuardedHttp(HttpToolsProtocol):
             log.warning("connection refused: %d connections open", len(self.connections) - 1)
             transport.abort()
             return
+        cap = self.max_per_address
+        host = self.client[0] if self.client else None
+        if cap is not None and host is not None and host not in self.trusted:
+            held = self.per_address.get(host, 0)
+            if held >= cap:
+                refused = self.refused.get(host, 0)
+                if refused % 1000 == 0:  # (a line per thousand, not per refused connection)
+                    log.warning("connection refused: %s holds %d connections", host, held)
+                self.refused[host] = refused + 1
+                self._refuse(transport)
+                return
+            self.per_address[host] = held + 1
+            self._counted = host
         self._arm()
+
+    def _refuse(self, transport: asyncio.Transport) -> None:
+        """Answer 429 and end the connection without reading it: the answer, then our half
+        closed (a close with its unread request would reset it before the client reads the
+        answer), and the socket dropped a moment later if the client does not close it."""
+        self._refused = True
+        self.connections.discard(self)  # (no longer counts against max_connections)
+        transport.pause_reading()
+        transport.write(RESPONSE_429)
+        if transport.can_write_eof():
+            transport.write_eof()
+            self.loop.call_later(REFUSED_LINGER, transport.abort)
+        else:
+            transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if not self._refused:  # (a refused connection's request is never read)
+            super().data_received(data)
+
+    def _release(self) -> None:
+        """This connection no longer counts against its address."""
+        host, self._counted = self._counted, None
+        if host is None:
+            return
+        left = self.per_address.get(host, 1) - 1
+        if left > 0:
+            self.per_address[host] = left
+        else:
+            self.per_address.pop(host, None)
+            self.refused.pop(host, None)
+
+    def handle_websocket_upgrade(self) -> None:
+        self._release()
+        super().handle_websocket_upgrade()
 
     def _arm(self) -> None:
         self._disarm()
@@ -133,15 +239,26 @@ class GuardedHttp(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         self._disarm_body()
+        self._release()
         super().connection_lost(exc)
 
 
 def guarded_protocol(
-    header_timeout: float, max_connections: int | None, body_timeout: float = 30.0
+    header_timeout: float,
+    max_connections: int | None,
+    body_timeout: float = 30.0,
+    *,
+    max_per_address: int | None = None,
+    trusted: str | None = None,
 ) -> type[GuardedHttp]:
-    """A :class:`GuardedHttp` subclass with these settings (uvicorn takes a class)."""
+    """A :class:`GuardedHttp` subclass with these settings (uvicorn takes a class).
+
+    ``trusted``: ``--forwarded-allow-ips`` (addresses, networks, or ``*``: then nothing is
+    capped per address, every peer being a proxy)."""
     if header_timeout <= 0 or body_timeout <= 0:
         raise ValueError("header_timeout and body_timeout must be positive")
+    if max_per_address is not None and max_per_address < 1:
+        raise ValueError("max_per_address must be positive (None: no cap)")
     return type(
         "GuardedHttpConfigured",
         (GuardedHttp,),
@@ -149,6 +266,10 @@ def guarded_protocol(
             "header_timeout": header_timeout,
             "max_connections": max_connections,
             "body_timeout": body_timeout,
+            "max_per_address": max_per_address,
+            "trusted": TrustedProxies(trusted) if trusted else (),
+            "per_address": {},
+            "refused": {},
         },
     )
 
@@ -177,4 +298,4 @@ def tune_gc_for_serving(gen0: int = 20_000, gen1: int = 0, gen2: int = 60) -> No
     gc.set_threshold(gen0, gen1, gen2)
 
 
-__all__ = ["CUT_OFF", "GuardedHttp", "guarded_protocol", "tune_gc_for_serving"]
+__all__ = ["CUT_OFF", "GuardedHttp", "TrustedProxies", "guarded_protocol", "tune_gc_for_serving"]

@@ -81,6 +81,45 @@ def same_origin(scope: Scope) -> bool:
     return host is not None and bool(netloc) and netloc.lower() == host.lower()
 
 
+PROOF_SITES: Final = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values that prove a request is the site's own (``none``: the user typed
+it, or a bookmark)."""
+
+
+def carries_cookie(headers: Headers, names: frozenset[str] | None) -> bool:
+    """True when the request sends a credential cookie: one of ``names``, or any cookie at all
+    when ``names`` is None."""
+    raw = headers.get("cookie")
+    if not raw:
+        return False
+    if names is None:
+        return True
+    sent = {part.partition("=")[0].strip() for part in raw.split(";")}
+    return not sent.isdisjoint(names)
+
+
+def proven_same_site(scope: Scope) -> bool:
+    """For a write with no ``Origin``: True when the browser says it is this site's own
+    (``Sec-Fetch-Site: same-origin`` or ``none``) or its ``Referer`` is this host. Browsers
+    send ``Origin`` on every cross-site write, but some old ones, and some privacy settings,
+    leave it out; a form of another site then still carries ``Sec-Fetch-Site: cross-site``
+    or that site's ``Referer`` (this server's ``Referrer-Policy: same-origin`` keeps its own
+    pages' ``Referer`` whole)."""
+    headers = Headers(scope=scope)
+    site = headers.get("sec-fetch-site")
+    if site is not None:
+        return site.strip().lower() in PROOF_SITES
+    referer = headers.get("referer")
+    host = headers.get("host")
+    if not referer or not host:
+        return False
+    try:
+        netloc = urlsplit(referer).netloc
+    except ValueError:
+        return False
+    return bool(netloc) and netloc.lower() == host.lower()
+
+
 class ClientGoneError(Exception):
     """The client closed the connection before its request body was complete."""
 
@@ -88,11 +127,34 @@ class ClientGoneError(Exception):
 class Hygiene:
     """ASGI middleware: security headers on every HTTP response, and no cross-site writes:
     a state-changing request (403) or WebSocket handshake (refused) whose ``Origin`` is
-    another site's."""
+    another site's, and a state-changing request that carries a cookie but no ``Origin``
+    and no proof that it is this site's own (:func:`proven_same_site`; 403).
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    A request with an ``Authorization`` header is not held to the cookie rule: a page of
+    another site cannot send one without the CORS permission this server never gives, so
+    the bearer-token API (scripts, bots) is unchanged. ``credential_cookies``: the cookies
+    that count (None: any cookie)."""
+
+    def __init__(
+        self, app: ASGIApp, metrics: Metrics, credential_cookies: frozenset[str] | None = None
+    ) -> None:
         self.app = app
         self.metrics = metrics
+        self.credential_cookies = credential_cookies
+
+    def cross_site_write(self, scope: Scope) -> str | None:
+        """Why this write must be refused as cross-site, or None."""
+        if not same_origin(scope):
+            return "cross-origin request"
+        headers = Headers(scope=scope)
+        if (
+            "origin" not in headers
+            and "authorization" not in headers
+            and carries_cookie(headers, self.credential_cookies)
+            and not proven_same_site(scope)
+        ):
+            return "a write with a cookie needs Origin, Sec-Fetch-Site or a same-origin Referer"
+        return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -119,9 +181,10 @@ class Hygiene:
                 message = {**message, "headers": headers}
             await send(message)
 
-        if scope["method"] not in SAFE_METHODS and not same_origin(scope):
+        refusal = self.cross_site_write(scope) if scope["method"] not in SAFE_METHODS else None
+        if refusal is not None:
             self.metrics.error(E.HTTP_ERROR)
-            text = error_text(E.HTTP_ERROR, request_lang(Request(scope)), "cross-origin request")
+            text = error_text(E.HTTP_ERROR, request_lang(Request(scope)), refusal)
             await error_response(E.HTTP_ERROR, text, 403)(scope, receive, secured)
             return
         await self.app(scope, receive, secured)

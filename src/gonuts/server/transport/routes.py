@@ -12,9 +12,15 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gonuts.server.kernel.errors import ErrorCode, ServiceError, error_text
+from gonuts.server.kernel.errors import (
+    DatabaseUnavailableError,
+    ErrorCode,
+    ServiceError,
+    error_text,
+)
 from gonuts.server.kernel.metrics import Metrics
 from gonuts.server.transport.middleware import error_response, request_lang
 from gonuts.server.transport.wire import ErrorBody
@@ -45,6 +51,7 @@ ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         (413, "too_large"),
         (422, "malformed, bad_action, bad_record"),
         (429, "rate_limited, too_many_tables"),
+        (503, "database_unavailable (with Retry-After)"),
     )
 }
 
@@ -62,7 +69,17 @@ def install_error_handlers(app: FastAPI, metrics: Metrics, static: Path) -> None
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
         metrics.error(exc.code)
         lang = request_lang(request)
-        return error_response(exc.code, error_text(exc.code, lang, exc.detail), exc.status)
+        headers = None
+        if isinstance(exc, DatabaseUnavailableError):
+            headers = {"Retry-After": str(exc.retry_after)}
+        text_ = error_text(exc.code, lang, exc.detail)
+        return error_response(exc.code, text_, exc.status, headers)
+
+    @app.exception_handler(PoolTimeout)
+    async def _pool_timeout(request: Request, exc: PoolTimeout) -> JSONResponse:
+        """Every database connection busy for the pool's timeout: the database cannot serve
+        this request now (as :class:`DatabaseUnavailableError`)."""
+        return await _service_error(request, DatabaseUnavailableError("database busy"))
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -31,6 +31,9 @@ M = TypeVar("M", bound=BaseModel)
 CLOSE_BAD_TOKEN = 4403
 CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_POLICY = 1008
+CLOSE_TRY_LATER = 1013
+"""Try again later (RFC 6455 registry): the socket cannot be served now (its database is
+unavailable while it joins); the browser client reconnects with backoff."""
 CLOSE_RESTART = 1012
 """Service restart (RFC 6455 registry): the server is going away for a moment; the browser
 client reconnects after any close it did not ask for (docs/deploy.md, "Graceful shutdown")."""
@@ -141,4 +144,4 @@ class SocketSession:
             return None
 
 
-__all__ = ["CLOSE_RESTART", "Dispatcher", "SocketSession", "first_error"]
+__all__ = ["CLOSE_RESTART", "CLOSE_TRY_LATER", "Dispatcher", "SocketSession", "first_error"]
