@@ -27,7 +27,8 @@ import gonuts
 from gonuts import build, rng
 
 TESTS = Path(__file__).resolve().parent
-GAMES = 10_000
+GAMES = int(os.environ.get("GONUTS_DIFF_GAMES", "10000"))
+"""Games the differential test plays (the issue's 10,000; fewer for a quick local check)."""
 CHUNKS = 2
 """Processes per build (the games split between them)."""
 

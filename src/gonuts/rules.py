@@ -23,8 +23,9 @@ K: Final = NUM_KINDS
 SELECT: Final = Phase.SELECT
 OVER: Final = Phase.OVER
 CINNAMON_TWIST: Final = Phase.CINNAMON_TWIST
+PICK_BASE: Final = A.PICK_BASE  # compiled: a C static (``A.NAME`` looks the module up)
 
-_PICKS: Final = tuple(tuple(range(A.PICK_BASE, A.PICK_BASE + n + 1)) for n in range(8))
+_PICKS: Final = tuple(tuple(range(PICK_BASE, PICK_BASE + n + 1)) for n in range(8))
 
 
 def setup(config: GameConfig, *, events: bool = True) -> GameState:
@@ -82,25 +83,25 @@ def apply(g: GameState, player: int, action_id: int) -> None:
         )
     g.history = History(g.history, player, action_id)
     if phase is SELECT:
-        g.picks[player] = action_id - A.PICK_BASE
+        g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
             _reveal(g)
         return
     power = POWER_BY_PHASE[phase]
     if power.apply(g, player, action_id) or not power.settle(g):
-        _power_done(g)
+        power_done(g)
 
 
 def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
     """:func:`apply` without validation or history, for search that only plays legal actions."""
     if g.phase is SELECT:
-        g.picks[player] = action_id - A.PICK_BASE
+        g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
             _reveal(g)
         return
     power = POWER_BY_PHASE[g.phase]
     if power.apply(g, player, action_id) or not power.settle(g):
-        _power_done(g)
+        power_done(g)
 
 
 def select_all(g: GameState, positions: Sequence[int]) -> None:
@@ -124,7 +125,8 @@ def _reveal(g: GameState) -> None:
     _resolve(g)
 
 
-def _power_done(g: GameState) -> None:
+def power_done(g: GameState) -> None:
+    """A power has finished: resolve the rest of the row (public for the playout loop)."""
     g.phase = SELECT
     g.pos += 1
     _resolve(g)
