@@ -27,8 +27,14 @@ COMPILED_MODULES: Final[tuple[str, ...]] = (
     "gonuts.powers",
     "gonuts.rules",
     "gonuts.playout",
+    "gonuts.bots.determinize",
+    "gonuts.bots.heuristics",
+    "gonuts.bots.greedy",
+    "gonuts.bots.mcts",
+    "gonuts.bots.neural_mcts",
 )
-"""The modules ``setup.py`` compiles (the engine's hot paths), in dependency order."""
+"""The modules ``setup.py`` compiles (the engine's hot paths and the bots' search loops), in
+dependency order."""
 
 PURE_ENV: Final = "GONUTS_PURE"
 

@@ -11,8 +11,8 @@ from typing import Final
 
 from gonuts import rules
 from gonuts.cards import canonical_deck
-from gonuts.rng import seeded_shuffle
 from gonuts.powers import POWER_BY_PHASE
+from gonuts.rng import seeded_shuffle
 from gonuts.state import GameConfig, GameState, Phase
 
 OVER: Final = Phase.OVER
@@ -31,10 +31,10 @@ def random_playout(g: GameState, rng: random.Random) -> int:
         phase = g.phase
         if phase is SELECT:
             picks = g.picks
-            for p in range(n):
+            for p in range(n):  # those still choosing, ascending (as rules.to_act lists them)
                 if picks[p] < 0:
                     decisions += 1
-                positions[p] = int(rand() * width)
+                    positions[p] = int(rand() * width)
             rules.select_all(g, positions)
         elif phase is OVER:
             return decisions

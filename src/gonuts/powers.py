@@ -106,6 +106,24 @@ def owned_kinds(g: GameState, player: int, excluding: int = -1) -> list[int]:
     return [k for k in range(K) if coll[base + k] > (1 if k == excluding else 0)]
 
 
+def owns_more_than(g: GameState, player: int, excluding: int = -1) -> bool:
+    """Whether :func:`owned_kinds` is not empty (no list built: the hot path's question)."""
+    base = player * K
+    coll = g.coll
+    return any(coll[base + k] > (1 if k == excluding else 0) for k in range(K))
+
+
+def an_opponent_owns_a_card(g: GameState, player: int) -> bool:
+    coll = g.coll
+    for s in range(g.n):
+        if s != player:
+            base = s * K
+            for k in range(K):
+                if coll[base + k] > 0:
+                    return True
+    return False
+
+
 def opponents(g: GameState, player: int) -> list[int]:
     return [s for s in range(g.n) if s != player]
 
@@ -203,9 +221,7 @@ class FrenchCruller(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         picks = g.picks
         row = g.row
-        out = [
-            DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks
-        ]
+        out = [DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks]
         if out:
             out.append(STOP_ID)
         return out
@@ -363,7 +379,7 @@ class BearClaw(Power):
     phase = Phase.BEAR_CLAW
 
     def start(self, g: GameState, taker: int) -> bool:
-        return True if self.legal(g, taker) else self.fizzle(g, taker)
+        return True if an_opponent_owns_a_card(g, taker) else self.fizzle(g, taker)
 
     def legal(self, g: GameState, player: int) -> list[int]:
         return [TAKE_FROM_BASE + s * K + k for s in opponents(g, player) for k in owned_kinds(g, s)]
@@ -396,7 +412,7 @@ class CinnamonTwist(Power):
     phase = Phase.CINNAMON_TWIST
 
     def start(self, g: GameState, taker: int) -> bool:
-        if any(not self._passable(g, p) for p in range(g.n)):
+        if not all(self._can_pass(g, p) for p in range(g.n)):
             discard_owned(g, taker, CINNAMON_TWIST)
             if g.events is not None:
                 emit(
@@ -410,6 +426,12 @@ class CinnamonTwist(Power):
             return False
         g.passes = [-1] * g.n
         return True
+
+    def _can_pass(self, g: GameState, player: int) -> bool:
+        """Whether :meth:`_passable` is not empty."""
+        if player != g.actor or TWIST_PASS_ANY in g.config.variants:
+            return owns_more_than(g, player)
+        return owns_more_than(g, player, excluding=CINNAMON_TWIST)
 
     def _passable(self, g: GameState, player: int) -> list[int]:
         if player != g.actor or TWIST_PASS_ANY in g.config.variants:
@@ -593,10 +615,12 @@ class StrawberryGlazed(Power):
     phase = Phase.STRAWBERRY_GLAZED
 
     def start(self, g: GameState, taker: int) -> bool:
-        return True if self.legal(g, taker) else self.fizzle(g, taker)
+        return True if an_opponent_owns_a_card(g, taker) else self.fizzle(g, taker)
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        return [DISCARD_FROM_BASE + s * K + k for s in opponents(g, player) for k in owned_kinds(g, s)]
+        return [
+            DISCARD_FROM_BASE + s * K + k for s in opponents(g, player) for k in owned_kinds(g, s)
+        ]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         seat, kind = seat_kind(action_id, DISCARD_FROM_BASE)

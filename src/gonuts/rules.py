@@ -104,7 +104,7 @@ def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
         power_done(g)
 
 
-def select_all(g: GameState, positions: Sequence[int]) -> None:
+def select_all(g: GameState, positions: list[int]) -> None:
     """Unchecked: every player still choosing picks ``positions[player]`` (0-based); reveal.
 
     The fast path for random playouts and batched environments, where every pick is legal.
@@ -183,28 +183,34 @@ def _resolve(g: GameState) -> None:
 def _refill(g: GameState) -> None:
     row = g.row
     n = g.n
-    empty = [i for i in range(n + 1) if row[i] < 0]
+    missing = 0
+    for i in range(n + 1):
+        if row[i] < 0:
+            missing += 1
     deck = g.deck
-    if len(deck) < len(empty):
+    if len(deck) < missing:
         _end(g)
         return
-    for i in empty:
-        row[i] = deck.pop()
+    events = g.events
+    empty = [i for i in range(n + 1) if row[i] < 0] if events is not None else []
+    for i in range(n + 1):  # position by position, as the deck is dealt at setup
+        if row[i] < 0:
+            row[i] = deck.pop()
     if g.known:
         forget_drawn(g)
     g.round += 1
     g.picks = [-1] * n
     g.phase = SELECT
     g.pos = 0
-    if g.events is not None:
-        g.events.append(
+    if events is not None:
+        events.append(
             Event(
                 EventType.ROW_REFILLED,
                 positions=tuple(i + 1 for i in empty),
                 cards=tuple(KIND_IDS[row[i]] for i in empty),
             )
         )
-        g.events.append(
+        events.append(
             Event(EventType.ROUND_STARTED, round=g.round, cards=tuple(KIND_IDS[c] for c in row))
         )
 

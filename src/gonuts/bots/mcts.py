@@ -41,6 +41,7 @@ from gonuts import rules
 from gonuts.actions import ACTIONS, Action
 from gonuts.bots.determinize import Determinizer
 from gonuts.errors import NotYourTurnError
+from gonuts.playout import random_playout
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView
@@ -211,7 +212,6 @@ def search(
     to_act = rules.to_act
     legal_ids = rules.legal_ids
     step = rules.apply_unchecked
-    rand = rng.random
     done = 0
     simultaneous_root = False
     while done < limit:
@@ -222,11 +222,9 @@ def search(
         path: list[tuple[Stats, int, int, Sequence[int] | None]] = []
         while g.phase is not OVER:
             acting = to_act(g)
-            if node is None:
-                for p in acting:
-                    ids = legal_ids(g, p)
-                    step(g, p, ids[int(rand() * len(ids))])
-                continue
+            if node is None:  # below the tree: random play to the end
+                random_playout(g, rng)
+                break
             simultaneous = len(acting) > 1
             if node is root and seat in acting:
                 simultaneous_root = simultaneous
