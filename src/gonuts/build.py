@@ -10,6 +10,7 @@ from one installation.
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -70,8 +71,13 @@ def is_compiled() -> bool:
     """True when every module of :data:`COMPILED_MODULES` was loaded compiled."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     for name in COMPILED_MODULES:
-        module = sys.modules.get(name) or __import__(name, fromlist=["_"])
-        if not (getattr(module, "__file__", None) or "").endswith(suffixes):
+        module = sys.modules.get(name)
+        if module is not None:
+            origin = getattr(module, "__file__", None)
+        else:  # where it would load from (the finders decide), without running it (numpy…)
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+        if not (origin or "").endswith(suffixes):
             return False
     return True
 
