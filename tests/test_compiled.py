@@ -239,3 +239,13 @@ def test_python_m_build_gives_a_platform_wheel_and_a_pure_wheel(tmp_path: Path) 
         text=True, timeout=120, check=False,
     )  # fmt: skip
     assert (ran.returncode, ran.stdout.strip()) == (0, "compiled"), ran.stderr[-2000:]
+
+
+def test_the_signal_poll_of_the_search_loops_stays_interpreted() -> None:
+    """Compiled loops let Ctrl-C through only by calling interpreted code (bots.budget)."""
+    import types  # noqa: PLC0415
+
+    from gonuts.bots.budget import poll_signals  # noqa: PLC0415
+
+    assert "gonuts.bots.budget" not in build.COMPILED_MODULES
+    assert isinstance(poll_signals, types.FunctionType)

@@ -39,6 +39,7 @@ from typing import Final
 
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
+from gonuts.bots.budget import poll_signals
 from gonuts.bots.determinize import Determinizer
 from gonuts.errors import NotYourTurnError
 from gonuts.playout import random_playout
@@ -215,8 +216,10 @@ def search(
     done = 0
     simultaneous_root = False
     while done < limit:
-        if done & 15 == 0 and done and time.perf_counter() >= deadline:
-            break
+        if done & 15 == 0 and done:
+            poll_signals()  # Ctrl-C works in the compiled build too
+            if time.perf_counter() >= deadline:
+                break
         g = det.sample(rng)
         node: Node | None = root
         path: list[tuple[Stats, int, int, Sequence[int] | None]] = []
