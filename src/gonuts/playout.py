@@ -26,7 +26,6 @@ def random_playout(g: GameState, rng: random.Random) -> int:
     decisions = 0
     n = g.n
     width = n + 1
-    positions = [0] * n
     while True:
         phase = g.phase
         if phase is SELECT:
@@ -34,8 +33,8 @@ def random_playout(g: GameState, rng: random.Random) -> int:
             for p in range(n):  # those still choosing, ascending (as rules.to_act lists them)
                 if picks[p] < 0:
                     decisions += 1
-                    positions[p] = int(rand() * width)
-            rules.select_all(g, positions)
+                    picks[p] = int(rand() * width)
+            rules.reveal(g)
         elif phase is OVER:
             return decisions
         elif phase is CINNAMON_TWIST:  # simultaneous: everyone still choosing, ascending

@@ -85,7 +85,7 @@ def apply(g: GameState, player: int, action_id: int) -> None:
     if phase is SELECT:
         g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
-            _reveal(g)
+            reveal(g)
         return
     power = POWER_BY_PHASE[phase]
     if power.apply(g, player, action_id) or not power.settle(g):
@@ -97,7 +97,7 @@ def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
     if g.phase is SELECT:
         g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
-            _reveal(g)
+            reveal(g)
         return
     power = POWER_BY_PHASE[g.phase]
     if power.apply(g, player, action_id) or not power.settle(g):
@@ -113,10 +113,11 @@ def select_all(g: GameState, positions: list[int]) -> None:
     for player in range(g.n):
         if picks[player] < 0:
             picks[player] = positions[player]
-    _reveal(g)
+    reveal(g)
 
 
-def _reveal(g: GameState) -> None:
+def reveal(g: GameState) -> None:
+    """Every pick is in (unchecked): reveal them and resolve the row."""
     if g.events is not None:
         g.events.append(
             Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks))
@@ -217,7 +218,15 @@ def _refill(g: GameState) -> None:
 
 def _end(g: GameState) -> None:
     g.phase = OVER
-    totals = scoring.scores(g.coll, g.n)
-    sizes = [g.cards_owned(p) for p in range(g.n)]
-    g.winners = scoring.winners(totals, sizes)
-    emit(g, EventType.GAME_OVER, scores=tuple(totals), players=g.winners)
+    n = g.n
+    coll = g.coll
+    totals = scoring.flat_scores(coll, n)
+    sizes = [0] * n
+    for p in range(n):
+        size = 0
+        for k in range(p * K, p * K + K):
+            size += coll[k]
+        sizes[p] = size
+    g.winners = scoring.flat_winners(totals, sizes)
+    if g.events is not None:  # no event arguments built in a playout
+        emit(g, EventType.GAME_OVER, scores=tuple(totals), players=g.winners)

@@ -139,10 +139,17 @@ def score_at(coll: list[int], base: int, size: int, fewest: int, plain_bonus: in
 
 def winners(totals: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     """Highest total; then most cards; still tied, all of them share the victory."""
+    return flat_winners(list(totals), list(sizes))
+
+
+def flat_winners(totals: list[int], sizes: list[int]) -> tuple[int, ...]:
+    """:func:`winners` of lists (the end of every playout)."""
     best = max(totals)
-    tied = [p for p, t in enumerate(totals) if t == best]
-    most = max(sizes[p] for p in tied)
-    return tuple(p for p in tied if sizes[p] == most)
+    most = -1
+    for p in range(len(totals)):
+        if totals[p] == best and sizes[p] > most:
+            most = sizes[p]
+    return tuple([p for p in range(len(totals)) if totals[p] == best and sizes[p] == most])
 
 
 @dataclass(frozen=True, slots=True)
