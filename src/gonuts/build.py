@@ -32,10 +32,11 @@ COMPILED_MODULES: Final[tuple[str, ...]] = (
     "gonuts.bots.heuristics",
     "gonuts.bots.greedy",
     "gonuts.bots.mcts",
-    "gonuts.bots.neural_mcts",
 )
 """The modules ``setup.py`` compiles (the engine's hot paths and the bots' search loops), in
-dependency order."""
+dependency order. Not ``bots.neural_mcts``: its time is NumPy's (the network's forward pass),
+and type-checking it for mypyc needs NumPy installed in the build environment, which an
+isolated build (``python -m build``: setuptools and mypy only) does not have."""
 
 PURE_ENV: Final = "GONUTS_PURE"
 
