@@ -8,6 +8,7 @@ import pytest
 
 from gonuts import rules
 from gonuts.bots.determinize import shuffle
+from gonuts.cards import MAX_PLAYERS, NUM_KINDS
 from gonuts.game import Game
 from gonuts.playout import random_playout
 from gonuts.state import GameState
@@ -48,3 +49,14 @@ def test_random_playout_plays_as_the_generic_loop(players: int) -> None:
         assert a == b
         assert a.winners == b.winners
         assert ra.random() == rb.random()
+
+
+def test_powers_decode_seated_choices_as_choices_split() -> None:
+    from gonuts import actions as A  # noqa: N812, PLC0415
+    from gonuts.choices import split  # noqa: PLC0415
+    from gonuts.powers import seat_kind  # noqa: PLC0415
+
+    for base in (A.TAKE_FROM_BASE, A.GIVE_BASE, A.DISCARD_FROM_BASE):
+        ids = range(base, base + MAX_PLAYERS * NUM_KINDS)
+        assert [seat_kind(i, base) for i in ids] == [split(i, base) for i in ids]
+        assert seat_kind(base + 2 * NUM_KINDS + 5, base) == (2, 5)
