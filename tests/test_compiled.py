@@ -27,7 +27,8 @@ import gonuts
 from gonuts import build, rng
 
 TESTS = Path(__file__).resolve().parent
-GAMES = 10_000
+GAMES = int(os.environ.get("GONUTS_DIFF_GAMES", "10000"))
+"""Games the differential test plays (the issue's 10,000; fewer for a quick local check)."""
 CHUNKS = 2
 """Processes per build (the games split between them)."""
 
@@ -146,3 +147,105 @@ def test_without_a_c_compiler_the_wheel_is_pure_python(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.glob("*.whl")] == [
         f"gonuts-{gonuts.__version__}-py3-none-any.whl"
     ]
+
+
+# -- installs and wheels (issue 28, item 4) ------------------------------------------------------
+# Both need an index for the isolated build's requirements (setuptools, mypy) and for `build`:
+# PyPI in CI, the machine's configured indexes here.
+
+NOTICE = "gonuts: no working C compiler; installing the pure-Python engine"
+BUILD_NAME = "from gonuts.build import build_name; print(build_name())"
+
+
+def fresh_venv(where: Path) -> Path:
+    """A new venv that sees this environment's installed packages after its own (a .pth line):
+    gonuts itself comes from what the test installs into it."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, timeout=120)
+    python = where / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = [p for p in sys.path if p.endswith("site-packages")]
+    Path(site, "gonuts_test_deps.pth").write_text("\n".join(ours) + "\n")
+    return python
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in (build.PURE_ENV, "PYTHONPATH")}
+    return env | extra
+
+
+@pytest.mark.slow
+def test_a_venv_install_without_a_c_compiler_runs_pure_python(tmp_path: Path) -> None:
+    """``CC=false pip install .`` in a fresh venv: one line of notice, then the pure engine runs."""
+    python = fresh_venv(tmp_path / "venv")
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-v", "--no-deps", str(TESTS.parent)],
+        env=clean_env(CC="false"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = (done.stdout + done.stderr).splitlines()
+    assert [line.strip() for line in lines if line.strip().startswith("gonuts:")] == [NOTICE]
+    ran = subprocess.run(
+        [str(python), "-c", BUILD_NAME], env=clean_env(), cwd=tmp_path, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (ran.returncode, ran.stdout.strip()) == (0, "pure Python"), ran.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_python_m_build_gives_a_platform_wheel_and_a_pure_wheel(tmp_path: Path) -> None:
+    """``python -m build --wheel``: a compiled wheel for this platform that installs and runs
+    compiled; with ``GONUTS_PURE=1`` a ``py3-none-any`` wheel without extension modules."""
+    if not build.compiled_available():
+        pytest.skip("no C compiler build here (the compiled wheel is what this test checks)")
+    python = fresh_venv(tmp_path / "venv")
+    pip = [str(python), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "build"], env=clean_env(), check=True, timeout=600)
+    wheels = {}
+    for pure in (False, True):
+        out = tmp_path / ("pure" if pure else "platform")
+        extra = {build.PURE_ENV: "1"} if pure else {}
+        done = subprocess.run(
+            [str(python), "-m", "build", "--wheel", "--outdir", str(out), str(TESTS.parent)],
+            env=clean_env(**extra), cwd=tmp_path, capture_output=True, text=True,
+            timeout=1200, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        (wheel,) = out.glob("*.whl")
+        wheels[pure] = wheel
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    assert wheels[False].name.startswith(f"gonuts-{gonuts.__version__}-{tag}-{tag}-linux_")
+    assert wheels[True].name == f"gonuts-{gonuts.__version__}-py3-none-any.whl"
+    import zipfile  # noqa: PLC0415
+
+    with zipfile.ZipFile(wheels[True]) as z:
+        assert not [n for n in z.namelist() if n.endswith(".so")]
+    with zipfile.ZipFile(wheels[False]) as z:
+        compiled = {n.split(".")[0] for n in z.namelist() if n.endswith(".so")}
+    expected = {name.replace(".", "/") for name in build.COMPILED_MODULES}
+    assert expected <= compiled
+    subprocess.run([*pip, "--no-deps", str(wheels[False])], env=clean_env(), check=True)
+    ran = subprocess.run(
+        [str(python), "-c", BUILD_NAME], env=clean_env(), cwd=tmp_path, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (ran.returncode, ran.stdout.strip()) == (0, "compiled"), ran.stderr[-2000:]
+
+
+def test_the_signal_poll_of_the_search_loops_stays_interpreted() -> None:
+    """Compiled loops let Ctrl-C through only by calling interpreted code (bots.budget)."""
+    import types  # noqa: PLC0415
+
+    from gonuts.bots.budget import poll_signals  # noqa: PLC0415
+
+    assert "gonuts.bots.budget" not in build.COMPILED_MODULES
+    assert isinstance(poll_signals, types.FunctionType)

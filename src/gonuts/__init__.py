@@ -17,7 +17,7 @@ from gonuts.scoring import ScoreBreakdown, ScoreLine
 from gonuts.state import Phase
 from gonuts.view import PlayerView
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "KINDS",

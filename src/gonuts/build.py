@@ -10,6 +10,7 @@ from one installation.
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -27,8 +28,15 @@ COMPILED_MODULES: Final[tuple[str, ...]] = (
     "gonuts.powers",
     "gonuts.rules",
     "gonuts.playout",
+    "gonuts.bots.determinize",
+    "gonuts.bots.heuristics",
+    "gonuts.bots.greedy",
+    "gonuts.bots.mcts",
 )
-"""The modules ``setup.py`` compiles (the engine's hot paths), in dependency order."""
+"""The modules ``setup.py`` compiles (the engine's hot paths and the bots' search loops), in
+dependency order. Not ``bots.neural_mcts``: its time is NumPy's (the network's forward pass),
+and type-checking it for mypyc needs NumPy installed in the build environment, which an
+isolated build (``python -m build``: setuptools and mypy only) does not have."""
 
 PURE_ENV: Final = "GONUTS_PURE"
 
@@ -64,8 +72,13 @@ def is_compiled() -> bool:
     """True when every module of :data:`COMPILED_MODULES` was loaded compiled."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     for name in COMPILED_MODULES:
-        module = sys.modules.get(name) or __import__(name, fromlist=["_"])
-        if not (getattr(module, "__file__", None) or "").endswith(suffixes):
+        module = sys.modules.get(name)
+        if module is not None:
+            origin = getattr(module, "__file__", None)
+        else:  # where it would load from (the finders decide), without running it (numpy…)
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+        if not (origin or "").endswith(suffixes):
             return False
     return True
 

@@ -4,7 +4,8 @@ Every decision phase offers its choices (``stop`` apart) in one block of the act
 :mod:`gonuts.actions`: a choice is ``CHOICE_BASE[phase] + seat * NUM_KINDS + part``, where
 ``part`` is a card kind, or a row position (0-based) for ``pick``/``discard P``, and ``seat``
 is the absolute seat a verb names (0 for the verbs that name none). :mod:`gonuts.powers`
-decodes a seated choice with :func:`split`; :mod:`gonuts.batch` lays out its compact choice
+decodes a seated choice with ``seat_kind``, :func:`split`'s arithmetic on plain ints (a C call
+when compiled; tests check they agree); :mod:`gonuts.batch` lays out its compact choice
 slots from :data:`CHOICE_BASE` and decodes a power's choice with the same :func:`split`, on
 plain ints or JAX arrays alike.
 

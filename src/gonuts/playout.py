@@ -11,11 +11,13 @@ from typing import Final
 
 from gonuts import rules
 from gonuts.cards import canonical_deck
+from gonuts.powers import POWER_BY_PHASE
 from gonuts.rng import seeded_shuffle
 from gonuts.state import GameConfig, GameState, Phase
 
 OVER: Final = Phase.OVER
 SELECT: Final = Phase.SELECT
+CINNAMON_TWIST: Final = Phase.CINNAMON_TWIST
 
 
 def random_playout(g: GameState, rng: random.Random) -> int:
@@ -24,16 +26,29 @@ def random_playout(g: GameState, rng: random.Random) -> int:
     decisions = 0
     n = g.n
     width = n + 1
-    while g.phase is not OVER:
-        if g.phase is SELECT:
-            decisions += g.picks.count(-1)
-            rules.select_all(g, [int(rand() * width) for _ in range(n)])
-            continue
-        for player in rules.to_act(g):
-            ids = rules.legal_ids(g, player)
-            rules.apply_unchecked(g, player, ids[int(rand() * len(ids))])
+    while True:
+        phase = g.phase
+        if phase is SELECT:
+            picks = g.picks
+            for p in range(n):  # those still choosing, ascending (as rules.to_act lists them)
+                if picks[p] < 0:
+                    decisions += 1
+                    picks[p] = int(rand() * width)
+            rules.reveal(g)
+        elif phase is OVER:
+            return decisions
+        elif phase is CINNAMON_TWIST:  # simultaneous: everyone still choosing, ascending
+            for player in rules.to_act(g):
+                ids = rules.legal_ids(g, player)
+                rules.apply_unchecked(g, player, ids[int(rand() * len(ids))])
+                decisions += 1
+        else:  # one player decides: rules.legal_ids and rules.apply_unchecked, inlined
+            power = POWER_BY_PHASE[phase]
+            player = g.actor
+            choices = power.legal(g, player)
+            if power.apply(g, player, choices[int(rand() * len(choices))]) or not power.settle(g):
+                rules.power_done(g)
             decisions += 1
-    return decisions
 
 
 def random_game(

@@ -14,7 +14,7 @@ keeps a log" guards are the compiled build's hot path (no event arguments built 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 from gonuts import actions as A  # noqa: N812 - the action-id table, read like a namespace
 from gonuts.cards import (
@@ -33,7 +33,6 @@ from gonuts.cards import (
     SPRINKLED,
     STRAWBERRY_GLAZED,
 )
-from gonuts.choices import split
 from gonuts.events import Event, EventType
 from gonuts.state import GameState, Phase
 from gonuts.variants import MILK_ANY_THREE, SPRINKLED_ANY_CARD, TWIST_PASS_ANY
@@ -42,8 +41,28 @@ K: Final = NUM_KINDS
 MILK_DISCARDS: Final = 3
 DAY_OLD_TAKES: Final = 3
 
+# The action-id table's bases as this module's own Finals: compiled, these are C statics (an
+# ``A.NAME`` would be a module attribute lookup, ``actions`` being interpreted).
+DISCARD_POSITION_BASE: Final = A.DISCARD_POSITION_BASE
+STOP_ID: Final = A.STOP_ID
+KEEP_BASE: Final = A.KEEP_BASE
+TAKE_BASE: Final = A.TAKE_BASE
+TAKE_FROM_BASE: Final = A.TAKE_FROM_BASE
+GIVE_BASE: Final = A.GIVE_BASE
+PASS_BASE: Final = A.PASS_BASE
+DISCARD_BASE: Final = A.DISCARD_BASE
+DISCARD_FROM_BASE: Final = A.DISCARD_FROM_BASE
+
 
 # -- small moves shared by the powers ------------------------------------------------------------
+
+
+def seat_kind(action_id: int, base: int) -> tuple[int, int]:
+    """``(seat, kind)`` of a seated choice: :func:`gonuts.choices.split` on plain ints (a C
+    function when compiled; ``split`` is generic over arrays, so an interpreted call)."""
+    offset = action_id - base
+    seat = offset // K
+    return seat, offset - seat * K
 
 
 def emit(g: GameState, type_: EventType, **fields: Any) -> None:
@@ -87,6 +106,24 @@ def owned_kinds(g: GameState, player: int, excluding: int = -1) -> list[int]:
     return [k for k in range(K) if coll[base + k] > (1 if k == excluding else 0)]
 
 
+def owns_more_than(g: GameState, player: int, excluding: int = -1) -> bool:
+    """Whether :func:`owned_kinds` is not empty (no list built: the hot path's question)."""
+    base = player * K
+    coll = g.coll
+    return any(coll[base + k] > (1 if k == excluding else 0) for k in range(K))
+
+
+def an_opponent_owns_a_card(g: GameState, player: int) -> bool:
+    coll = g.coll
+    for s in range(g.n):
+        if s != player:
+            base = s * K
+            for k in range(K):
+                if coll[base + k] > 0:
+                    return True
+    return False
+
+
 def opponents(g: GameState, player: int) -> list[int]:
     return [s for s in range(g.n) if s != player]
 
@@ -97,8 +134,9 @@ def opponents(g: GameState, player: int) -> list[int]:
 class Power:
     """One card's power. Subclasses override what they need."""
 
-    kind: ClassVar[int]
-    phase: ClassVar[Phase]
+    # Set once per subclass; plain attributes (not ClassVar) so compiled code reads a C field.
+    kind: int
+    phase: Phase
 
     def start(self, g: GameState, taker: int) -> bool:
         """Resolve what needs no decision. True: a decision phase follows (``g.actor`` acts)."""
@@ -183,17 +221,15 @@ class FrenchCruller(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         picks = g.picks
         row = g.row
-        out = [
-            A.DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks
-        ]
+        out = [DISCARD_POSITION_BASE + i for i in range(g.n + 1) if row[i] >= 0 and i not in picks]
         if out:
-            out.append(A.STOP_ID)
+            out.append(STOP_ID)
         return out
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        if action_id == A.STOP_ID:
+        if action_id == STOP_ID:
             return True
-        position = action_id - A.DISCARD_POSITION_BASE
+        position = action_id - DISCARD_POSITION_BASE
         card = g.row[position]
         g.row[position] = -1
         g.discard.append(card)
@@ -228,12 +264,12 @@ class DoubleChocolate(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         deck = g.deck
         if len(deck) < 2 or deck[-1] == deck[-2]:
-            return [A.KEEP_BASE + deck[-1]]
-        return sorted((A.KEEP_BASE + deck[-1], A.KEEP_BASE + deck[-2]))
+            return [KEEP_BASE + deck[-1]]
+        return sorted((KEEP_BASE + deck[-1], KEEP_BASE + deck[-2]))
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
         deck = g.deck
-        kept = action_id - A.KEEP_BASE
+        kept = action_id - KEEP_BASE
         size = len(deck)
         drawn = (deck[-1], deck[-2]) if size >= 2 else (deck[-1],)
         if deck[-1] == kept:
@@ -289,10 +325,10 @@ class RedVelvet(Power):
         return True if g.discard else self.fizzle(g, taker)
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        return [A.TAKE_BASE + k for k in g.kinds_in_discard()]
+        return [TAKE_BASE + k for k in g.kinds_in_discard()]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        kind = action_id - A.TAKE_BASE
+        kind = action_id - TAKE_BASE
         take_from_discard(g, player, kind)
         if g.events is not None:
             emit(
@@ -319,10 +355,10 @@ class Sprinkled(Power):
             kinds = owned_kinds(g, player)
         else:
             kinds = owned_kinds(g, player, excluding=SPRINKLED) or [SPRINKLED]
-        return [A.give_id(k, s) for s in opponents(g, player) for k in kinds]
+        return [GIVE_BASE + s * K + k for s in opponents(g, player) for k in kinds]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = split(action_id, A.GIVE_BASE)
+        seat, kind = seat_kind(action_id, GIVE_BASE)
         move_card(g, player, seat, kind)
         if g.events is not None:
             emit(
@@ -343,13 +379,13 @@ class BearClaw(Power):
     phase = Phase.BEAR_CLAW
 
     def start(self, g: GameState, taker: int) -> bool:
-        return True if self.legal(g, taker) else self.fizzle(g, taker)
+        return True if an_opponent_owns_a_card(g, taker) else self.fizzle(g, taker)
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        return [A.take_from_id(k, s) for s in opponents(g, player) for k in owned_kinds(g, s)]
+        return [TAKE_FROM_BASE + s * K + k for s in opponents(g, player) for k in owned_kinds(g, s)]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = split(action_id, A.TAKE_FROM_BASE)
+        seat, kind = seat_kind(action_id, TAKE_FROM_BASE)
         move_card(g, seat, player, kind)
         if g.events is not None:
             emit(
@@ -376,7 +412,7 @@ class CinnamonTwist(Power):
     phase = Phase.CINNAMON_TWIST
 
     def start(self, g: GameState, taker: int) -> bool:
-        if any(not self._passable(g, p) for p in range(g.n)):
+        if not all(self._can_pass(g, p) for p in range(g.n)):
             discard_owned(g, taker, CINNAMON_TWIST)
             if g.events is not None:
                 emit(
@@ -391,6 +427,12 @@ class CinnamonTwist(Power):
         g.passes = [-1] * g.n
         return True
 
+    def _can_pass(self, g: GameState, player: int) -> bool:
+        """Whether :meth:`_passable` is not empty."""
+        if player != g.actor or TWIST_PASS_ANY in g.config.variants:
+            return owns_more_than(g, player)
+        return owns_more_than(g, player, excluding=CINNAMON_TWIST)
+
     def _passable(self, g: GameState, player: int) -> list[int]:
         if player != g.actor or TWIST_PASS_ANY in g.config.variants:
             return owned_kinds(g, player)
@@ -399,7 +441,7 @@ class CinnamonTwist(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         if g.passes[player] >= 0:
             return []
-        return [A.PASS_BASE + k for k in self._passable(g, player)]
+        return [PASS_BASE + k for k in self._passable(g, player)]
 
     def to_act(self, g: GameState) -> list[int]:
         return [p for p in range(g.n) if g.passes[p] < 0]
@@ -409,14 +451,14 @@ class CinnamonTwist(Power):
             if g.passes[p] < 0:
                 legal = self.legal(g, p)
                 if len(legal) == 1:
-                    g.passes[p] = legal[0] - A.PASS_BASE
+                    g.passes[p] = legal[0] - PASS_BASE
         if -1 in g.passes:
             return True
         self._pass_all(g)
         return False
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        g.passes[player] = action_id - A.PASS_BASE
+        g.passes[player] = action_id - PASS_BASE
         if -1 in g.passes:
             return False
         self._pass_all(g)
@@ -455,12 +497,12 @@ class DayOld(Power):
     def legal(self, g: GameState, player: int) -> list[int]:
         if g.step >= DAY_OLD_TAKES or not g.discard:
             return []
-        return [*(A.TAKE_BASE + k for k in g.kinds_in_discard()), A.STOP_ID]
+        return [*(TAKE_BASE + k for k in g.kinds_in_discard()), STOP_ID]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        if action_id == A.STOP_ID:
+        if action_id == STOP_ID:
             return True
-        kind = action_id - A.TAKE_BASE
+        kind = action_id - TAKE_BASE
         take_from_discard(g, player, kind)
         g.step += 1
         if g.events is not None:
@@ -502,15 +544,15 @@ class Milk(Power):
 
     def legal(self, g: GameState, player: int) -> list[int]:
         if MILK_ANY_THREE in g.config.variants:
-            return [A.DISCARD_BASE + k for k in owned_kinds(g, player)]
-        others = [A.DISCARD_BASE + k for k in owned_kinds(g, player) if k != MILK]
+            return [DISCARD_BASE + k for k in owned_kinds(g, player)]
+        others = [DISCARD_BASE + k for k in owned_kinds(g, player) if k != MILK]
         if g.step == 0:
-            others.append(A.DISCARD_BASE + MILK)
+            others.append(DISCARD_BASE + MILK)
             others.sort()
         return others
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        kind = action_id - A.DISCARD_BASE
+        kind = action_id - DISCARD_BASE
         discard_owned(g, player, kind)
         if g.events is not None:
             emit(
@@ -549,10 +591,10 @@ class RaspberryFrosted(Power):
         return True
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        return [A.DISCARD_BASE + k for k in owned_kinds(g, player, excluding=RASPBERRY_FROSTED)]
+        return [DISCARD_BASE + k for k in owned_kinds(g, player, excluding=RASPBERRY_FROSTED)]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        kind = action_id - A.DISCARD_BASE
+        kind = action_id - DISCARD_BASE
         discard_owned(g, player, kind)
         if g.events is not None:
             emit(
@@ -573,13 +615,15 @@ class StrawberryGlazed(Power):
     phase = Phase.STRAWBERRY_GLAZED
 
     def start(self, g: GameState, taker: int) -> bool:
-        return True if self.legal(g, taker) else self.fizzle(g, taker)
+        return True if an_opponent_owns_a_card(g, taker) else self.fizzle(g, taker)
 
     def legal(self, g: GameState, player: int) -> list[int]:
-        return [A.discard_from_id(k, s) for s in opponents(g, player) for k in owned_kinds(g, s)]
+        return [
+            DISCARD_FROM_BASE + s * K + k for s in opponents(g, player) for k in owned_kinds(g, s)
+        ]
 
     def apply(self, g: GameState, player: int, action_id: int) -> bool:
-        seat, kind = split(action_id, A.DISCARD_FROM_BASE)
+        seat, kind = seat_kind(action_id, DISCARD_FROM_BASE)
         discard_owned(g, seat, kind)
         if g.events is not None:
             emit(

@@ -23,8 +23,9 @@ K: Final = NUM_KINDS
 SELECT: Final = Phase.SELECT
 OVER: Final = Phase.OVER
 CINNAMON_TWIST: Final = Phase.CINNAMON_TWIST
+PICK_BASE: Final = A.PICK_BASE  # compiled: a C static (``A.NAME`` looks the module up)
 
-_PICKS: Final = tuple(tuple(range(A.PICK_BASE, A.PICK_BASE + n + 1)) for n in range(8))
+_PICKS: Final = tuple(tuple(range(PICK_BASE, PICK_BASE + n + 1)) for n in range(8))
 
 
 def setup(config: GameConfig, *, events: bool = True) -> GameState:
@@ -82,28 +83,28 @@ def apply(g: GameState, player: int, action_id: int) -> None:
         )
     g.history = History(g.history, player, action_id)
     if phase is SELECT:
-        g.picks[player] = action_id - A.PICK_BASE
+        g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
-            _reveal(g)
+            reveal(g)
         return
     power = POWER_BY_PHASE[phase]
     if power.apply(g, player, action_id) or not power.settle(g):
-        _power_done(g)
+        power_done(g)
 
 
 def apply_unchecked(g: GameState, player: int, action_id: int) -> None:
     """:func:`apply` without validation or history, for search that only plays legal actions."""
     if g.phase is SELECT:
-        g.picks[player] = action_id - A.PICK_BASE
+        g.picks[player] = action_id - PICK_BASE
         if -1 not in g.picks:
-            _reveal(g)
+            reveal(g)
         return
     power = POWER_BY_PHASE[g.phase]
     if power.apply(g, player, action_id) or not power.settle(g):
-        _power_done(g)
+        power_done(g)
 
 
-def select_all(g: GameState, positions: Sequence[int]) -> None:
+def select_all(g: GameState, positions: list[int]) -> None:
     """Unchecked: every player still choosing picks ``positions[player]`` (0-based); reveal.
 
     The fast path for random playouts and batched environments, where every pick is legal.
@@ -112,10 +113,11 @@ def select_all(g: GameState, positions: Sequence[int]) -> None:
     for player in range(g.n):
         if picks[player] < 0:
             picks[player] = positions[player]
-    _reveal(g)
+    reveal(g)
 
 
-def _reveal(g: GameState) -> None:
+def reveal(g: GameState) -> None:
+    """Every pick is in (unchecked): reveal them and resolve the row."""
     if g.events is not None:
         g.events.append(
             Event(EventType.SELECTIONS_REVEALED, positions=tuple(p + 1 for p in g.picks))
@@ -124,7 +126,8 @@ def _reveal(g: GameState) -> None:
     _resolve(g)
 
 
-def _power_done(g: GameState) -> None:
+def power_done(g: GameState) -> None:
+    """A power has finished: resolve the rest of the row (public for the playout loop)."""
     g.phase = SELECT
     g.pos += 1
     _resolve(g)
@@ -181,35 +184,49 @@ def _resolve(g: GameState) -> None:
 def _refill(g: GameState) -> None:
     row = g.row
     n = g.n
-    empty = [i for i in range(n + 1) if row[i] < 0]
+    missing = 0
+    for i in range(n + 1):
+        if row[i] < 0:
+            missing += 1
     deck = g.deck
-    if len(deck) < len(empty):
+    if len(deck) < missing:
         _end(g)
         return
-    for i in empty:
-        row[i] = deck.pop()
+    events = g.events
+    empty = [i for i in range(n + 1) if row[i] < 0] if events is not None else []
+    for i in range(n + 1):  # position by position, as the deck is dealt at setup
+        if row[i] < 0:
+            row[i] = deck.pop()
     if g.known:
         forget_drawn(g)
     g.round += 1
     g.picks = [-1] * n
     g.phase = SELECT
     g.pos = 0
-    if g.events is not None:
-        g.events.append(
+    if events is not None:
+        events.append(
             Event(
                 EventType.ROW_REFILLED,
                 positions=tuple(i + 1 for i in empty),
                 cards=tuple(KIND_IDS[row[i]] for i in empty),
             )
         )
-        g.events.append(
+        events.append(
             Event(EventType.ROUND_STARTED, round=g.round, cards=tuple(KIND_IDS[c] for c in row))
         )
 
 
 def _end(g: GameState) -> None:
     g.phase = OVER
-    totals = scoring.scores(g.coll, g.n)
-    sizes = [g.cards_owned(p) for p in range(g.n)]
-    g.winners = scoring.winners(totals, sizes)
-    emit(g, EventType.GAME_OVER, scores=tuple(totals), players=g.winners)
+    n = g.n
+    coll = g.coll
+    totals = scoring.flat_scores(coll, n)
+    sizes = [0] * n
+    for p in range(n):
+        size = 0
+        for k in range(p * K, p * K + K):
+            size += coll[k]
+        sizes[p] = size
+    g.winners = scoring.flat_winners(totals, sizes)
+    if g.events is not None:  # no event arguments built in a playout
+        emit(g, EventType.GAME_OVER, scores=tuple(totals), players=g.winners)

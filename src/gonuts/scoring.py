@@ -42,15 +42,20 @@ FIXED_POINTS: Final[dict[int, int]] = {
 }
 PLAIN_MAJORITY_BONUS: Final = 3
 PLAIN_TIE_BONUS: Final = 1
-MAPLE_BAR_POINTS, MAPLE_BAR_MIN_KINDS = 3, 7  # more than 6 kinds
-MUCHO_MATCHA_POINTS, MUCHO_MATCHA_MAX_KINDS = 3, 6  # fewer than 7 kinds
-OLD_FASHIONED_POINTS, OLD_FASHIONED_MAX_CARDS = 5, 9  # fewer than 10 cards
+MAPLE_BAR_POINTS: Final = 3
+MAPLE_BAR_MIN_KINDS: Final = 7  # more than 6 kinds
+MUCHO_MATCHA_POINTS: Final = 3
+MUCHO_MATCHA_MAX_KINDS: Final = 6  # fewer than 7 kinds
+OLD_FASHIONED_POINTS: Final = 5
+OLD_FASHIONED_MAX_CARDS: Final = 9  # fewer than 10 cards
 MAPLE_FROSTED_POINTS: Final = 5
 
-_HOLES = SET_TABLES[DONUT_HOLES]
-_JELLY = SET_TABLES[JELLY_FILLED]
-_BOSTON = SET_TABLES[BOSTON_CREAM]
-_FIXED = tuple(FIXED_POINTS.items())
+# The hot path's tables, all Final (compiled: C statics, not module-dict lookups).
+_HOLES: Final = SET_TABLES[DONUT_HOLES]
+_JELLY: Final = SET_TABLES[JELLY_FILLED]
+_BOSTON: Final = SET_TABLES[BOSTON_CREAM]
+_PER_CARD: Final[list[int]] = [FIXED_POINTS.get(k, 0) for k in range(K)]
+"""Fixed points per card of each kind (0 where a kind's points depend on something else)."""
 
 
 def set_points(kind: int, count: int) -> int:
@@ -69,41 +74,82 @@ def plain_bonuses(plain_counts: Sequence[int]) -> list[int]:
 
 def scores(coll: Sequence[int], n: int) -> list[int]:
     """Every player's total, from flat collections ``coll[player * K + kind]``."""
-    sizes = [sum(coll[p * K : p * K + K]) for p in range(n)]
-    bonuses = plain_bonuses([coll[p * K + PLAIN] for p in range(n)])
+    return flat_scores(coll if isinstance(coll, list) else list(coll), n)
+
+
+def flat_scores(coll: list[int], n: int) -> list[int]:
+    """:func:`scores` of a list (the search's leaf: no slices, no boxed tuples)."""
+    sizes = [0] * n
+    most = 0
+    most_count = 0
+    for p in range(n):
+        base = p * K
+        size = 0
+        for k in range(K):
+            size += coll[base + k]
+        sizes[p] = size
+        plain = coll[base + PLAIN]
+        if plain > most:
+            most = plain
+            most_count = 1
+        elif plain == most:
+            most_count += 1
     fewest = min(sizes)
-    return [player_score(coll[p * K : p * K + K], sizes[p], fewest, bonuses[p]) for p in range(n)]
+    bonus = PLAIN_MAJORITY_BONUS if most_count == 1 else PLAIN_TIE_BONUS
+    out = [0] * n
+    for p in range(n):
+        plain_bonus = bonus if most > 0 and coll[p * K + PLAIN] == most else 0
+        out[p] = score_at(coll, p * K, sizes[p], fewest, plain_bonus)
+    return out
 
 
 def player_score(c: Sequence[int], size: int, fewest: int, plain_bonus: int) -> int:
     """One player's total from their collection ``c`` (count per kind), their number of cards,
     the fewest cards any player has (Maple Frosted) and their Plain majority bonus — the only
     facts about the others a score depends on (so a search can rescore one player alone)."""
-    s = c[PLAIN] + plain_bonus
-    for kind, points in _FIXED:
-        s += points * c[kind]
-    s += _HOLES[min(c[DONUT_HOLES], 5)] + _JELLY[min(c[JELLY_FILLED], 6)]
-    s += _BOSTON[min(c[BOSTON_CREAM], 6)]
-    kinds = K - c.count(0)
+    return score_at(c if isinstance(c, list) else list(c), 0, size, fewest, plain_bonus)
+
+
+def score_at(coll: list[int], base: int, size: int, fewest: int, plain_bonus: int) -> int:
+    """:func:`player_score` of the counts ``coll[base : base + K]``, read in place."""
+    s = coll[base + PLAIN] + plain_bonus
+    kinds = 0
+    per_card = _PER_CARD
+    for k in range(K):
+        count = coll[base + k]
+        if count:
+            kinds += 1
+            s += per_card[k] * count
+    s += _HOLES[min(coll[base + DONUT_HOLES], 5)] + _JELLY[min(coll[base + JELLY_FILLED], 6)]
+    s += _BOSTON[min(coll[base + BOSTON_CREAM], 6)]
     if kinds >= MAPLE_BAR_MIN_KINDS:
-        s += MAPLE_BAR_POINTS * c[MAPLE_BAR]
+        s += MAPLE_BAR_POINTS * coll[base + MAPLE_BAR]
     if kinds <= MUCHO_MATCHA_MAX_KINDS:
-        s += MUCHO_MATCHA_POINTS * c[MUCHO_MATCHA]
+        s += MUCHO_MATCHA_POINTS * coll[base + MUCHO_MATCHA]
     if size <= OLD_FASHIONED_MAX_CARDS:
-        s += OLD_FASHIONED_POINTS * c[OLD_FASHIONED]
+        s += OLD_FASHIONED_POINTS * coll[base + OLD_FASHIONED]
     if size == fewest:
-        s += MAPLE_FROSTED_POINTS * c[MAPLE_FROSTED]
-    if c[COFFEE]:
-        s += c[COFFEE] * (c[RED_VELVET] + c[BEAR_CLAW] + c[DAY_OLD] + c[STRAWBERRY_GLAZED])
+        s += MAPLE_FROSTED_POINTS * coll[base + MAPLE_FROSTED]
+    coffee = coll[base + COFFEE]
+    if coffee:
+        negatives = coll[base + RED_VELVET] + coll[base + BEAR_CLAW]
+        s += coffee * (negatives + coll[base + DAY_OLD] + coll[base + STRAWBERRY_GLAZED])
     return s
 
 
 def winners(totals: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     """Highest total; then most cards; still tied, all of them share the victory."""
+    return flat_winners(list(totals), list(sizes))
+
+
+def flat_winners(totals: list[int], sizes: list[int]) -> tuple[int, ...]:
+    """:func:`winners` of lists (the end of every playout)."""
     best = max(totals)
-    tied = [p for p, t in enumerate(totals) if t == best]
-    most = max(sizes[p] for p in tied)
-    return tuple(p for p in tied if sizes[p] == most)
+    most = -1
+    for p in range(len(totals)):
+        if totals[p] == best and sizes[p] > most:
+            most = sizes[p]
+    return tuple([p for p in range(len(totals)) if totals[p] == best and sizes[p] == most])
 
 
 @dataclass(frozen=True, slots=True)

@@ -526,3 +526,13 @@ def test_an_unexpected_import_error_is_one_line_not_a_traceback(
     assert main(["completion", "bash"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("gonuts completion: internal error: ") and err.count("\n") == 1
+
+
+def test_bench_seconds_reads_as_per_player_count(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 31: ``--seconds`` is the time of each player count, and the help says so."""
+    assert main(["bench", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "seconds of play for EACH player count, not in all" in help_text
+    assert main(["bench", "--players", "2,3", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "seconds (this" in out  # the column names what its seconds are

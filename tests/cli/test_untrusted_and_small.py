@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from gonuts.cli.session import TerminalGame
 from gonuts.game import Game
 from gonuts.record import Record
 from gonuts.render import card_panel, display_names, hint_table, printable
+from gonuts.view import PlayerView
 
 from .test_play_pty import Player, plain, play_out
 
@@ -235,3 +237,78 @@ def test_ctrl_c_during_a_long_hint_cancels_the_hint_not_the_game() -> None:
     assert player.prompt() is not None  # the game goes on
     player.send("q")
     assert player.close() == 0
+
+
+class Decliner(TerminalGame):
+    """People who stop every power they may stop (otherwise pick at random); Enter at every
+    hand-over. ``log_after_stop``: press ``l`` right after each stop and keep what it shows."""
+
+    def __init__(self, *args: object, log_after_stop: bool = False, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.rng = random.Random(31)
+        self.log_after_stop = log_after_stop
+        self.logs: list[tuple[int, str]] = []
+
+    def read(self, prompt: str) -> str:
+        return ""
+
+    def ask(self, view: PlayerView) -> Action:
+        legal = list(view.legal)
+        stop = [a for a in legal if a.notation == "stop"]
+        return stop[0] if stop else legal[int(self.rng.random() * len(legal))]
+
+    def apply(self, seat: int, action: Action) -> None:
+        super().apply(seat, action)
+        if self.log_after_stop and action.notation == "stop":
+            out = self.console.file
+            assert isinstance(out, io.StringIO)
+            mark = len(out.getvalue())
+            self.show_log()
+            self.logs.append((seat, out.getvalue()[mark:]))
+
+
+def games_with_a_stop(humans: int) -> list[int]:
+    """Seeds whose game, played by Decliner's people (and random bots), has a declined power."""
+    found = []
+    for seed in range(60):
+        session = Decliner(
+            Console(file=io.StringIO(), width=100),
+            Game.new(3, seed=seed),
+            [None] * humans + [RandomBot(seed)] * (3 - humans),
+        )
+        session.run()
+        if any(a.notation == "stop" for _, a in session.game.actions_taken()):
+            found.append(seed)
+        if len(found) == 3:
+            break
+    assert found, "no game with a declined power in 60 seeds"
+    return found
+
+
+def test_hot_seat_results_screens_show_every_declined_power() -> None:
+    for seed in games_with_a_stop(humans=3):
+        out = io.StringIO()
+        session = Decliner(Console(file=out, width=100), Game.new(3, seed=seed), [None] * 3)
+        assert session.run() == "finished"
+        stops = [p for p, a in session.game.actions_taken() if a.notation == "stop"]
+        shown = [line for line in out.getvalue().splitlines() if " stops the " in line]
+        names = session.game.players
+        expected = sorted(f"• {names[p]} stops the French Cruller." for p in stops)
+        assert sorted(line.strip() for line in shown) == expected
+        assert stops
+
+
+def test_the_log_shows_a_declined_power() -> None:
+    for seed in games_with_a_stop(humans=1):
+        out = io.StringIO()
+        session = Decliner(
+            Console(file=out, width=100),
+            Game.new(3, seed=seed),
+            [None, RandomBot(seed), RandomBot(seed + 1)],
+            log_after_stop=True,
+        )
+        session.run()
+        stops = [p for p, a in session.game.actions_taken() if a.notation == "stop"]
+        assert [seat for seat, _ in session.logs] == stops
+        for seat, log in session.logs:
+            assert f"{session.game.players[seat]} stops the French Cruller." in log

@@ -28,3 +28,12 @@ def parse_budget(spec: str) -> tuple[int | None, float | None]:
     raise ValueError(
         f"bad search budget {spec!r}: use N (iterations) or Xs (seconds), e.g. 500 or 0.5s"
     )
+
+
+def poll_signals() -> None:
+    """Nothing, interpreted: the search loops call it now and then so that Ctrl-C stops them.
+
+    Python raises ``KeyboardInterrupt`` for a pending SIGINT only when its interpreter loop
+    runs; a loop compiled with mypyc (:data:`gonuts.build.COMPILED_MODULES`) that calls only C
+    functions would never get there. This module stays interpreted for that reason.
+    """

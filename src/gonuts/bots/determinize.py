@@ -115,11 +115,29 @@ class Determinizer:
     def sample(self, rng: random.Random) -> GameState:
         """One state consistent with the view (deck order and secret choices drawn at random)."""
         deck = self._unseen[:]
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         deck.extend(self._deck_top)
         g = self._template.copy(events=False)
         g.deck = deck
         return g
+
+
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(items)``, the same swaps from the same stream (CPython's Fisher-Yates with
+    ``_randbelow``'s rejection on ``getrandbits``), but one C call per card when compiled:
+    ``random.shuffle`` is interpreted Python."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        bound = i + 1
+        bits = 0
+        rest = bound
+        while rest:
+            bits += 1
+            rest >>= 1
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 def determinize(view: PlayerView, rng: random.Random) -> GameState:

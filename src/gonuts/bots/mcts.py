@@ -39,8 +39,10 @@ from typing import Final
 
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
+from gonuts.bots.budget import poll_signals
 from gonuts.bots.determinize import Determinizer
 from gonuts.errors import NotYourTurnError
+from gonuts.playout import random_playout
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView
@@ -211,22 +213,21 @@ def search(
     to_act = rules.to_act
     legal_ids = rules.legal_ids
     step = rules.apply_unchecked
-    rand = rng.random
     done = 0
     simultaneous_root = False
     while done < limit:
-        if done & 15 == 0 and done and time.perf_counter() >= deadline:
-            break
+        if done & 15 == 0 and done:
+            poll_signals()  # Ctrl-C works in the compiled build too
+            if time.perf_counter() >= deadline:
+                break
         g = det.sample(rng)
         node: Node | None = root
         path: list[tuple[Stats, int, int, Sequence[int] | None]] = []
         while g.phase is not OVER:
             acting = to_act(g)
-            if node is None:
-                for p in acting:
-                    ids = legal_ids(g, p)
-                    step(g, p, ids[int(rand() * len(ids))])
-                continue
+            if node is None:  # below the tree: random play to the end
+                random_playout(g, rng)
+                break
             simultaneous = len(acting) > 1
             if node is root and seat in acting:
                 simultaneous_root = simultaneous

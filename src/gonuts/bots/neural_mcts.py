@@ -31,7 +31,7 @@ import numpy as np
 
 from gonuts import rules
 from gonuts.actions import ACTIONS, Action
-from gonuts.bots.budget import parse_budget
+from gonuts.bots.budget import parse_budget, poll_signals
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.mcts import ActionEstimate, SearchResult
 from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
@@ -194,6 +194,8 @@ def _search(
     simultaneous = False
     done = 0
     while done < limit and (done == 0 or time.perf_counter() < deadline):
+        if done & 15 == 0:
+            poll_signals()  # Ctrl-C works in the compiled build too
         g = det.sample(rng)
         path: list[tuple[_Player, int, int]] = []
         node = root

@@ -129,16 +129,22 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "bench",
         help="measure random playouts per second (one core)",
-        description="Plays complete random games for each player count and prints games/s "
-        "and decisions/s on one core (--jobs N: N processes, rates summed), and which build "
-        "of the engine ran (compiled or pure Python).",
+        description="Plays complete random games for each player count in turn (--seconds "
+        "each) and prints games/s and decisions/s on one core (--jobs N: N processes, rates "
+        "summed), and which build of the engine ran (compiled or pure Python).",
     )
     p.add_argument(
         "--players",
         default=None,
         help="player counts (default 2,3,4,5,6; with --batch one count, default 3)",
     )
-    p.add_argument("--seconds", type=positive_float, default=3.0, help="time per player count")
+    p.add_argument(
+        "--seconds",
+        type=positive_float,
+        default=3.0,
+        help="seconds of play for EACH player count, not in all: the default five counts "
+        "at 3 s take about 15 s (with --jobs, every process plays that long at once)",
+    )
     p.add_argument(
         "--checked",
         action="store_true",
@@ -196,7 +202,14 @@ def run(args: argparse.Namespace) -> int:
     mode = "checked public API" if args.checked else "search fast path"
     where = "one core" if jobs == 1 else f"{jobs} processes, rates summed"
     table = Table(title=f"Random games, {where} ({mode}), engine: {build_name()}")
-    for col in ("players", "games", "seconds", "games/s", "decisions/s", "overall games/s"):
+    for col in (
+        "players",
+        "games",
+        "seconds (this count)",
+        "games/s",
+        "decisions/s",
+        "overall games/s",
+    ):
         table.add_column(col, justify="right")
     for per_job in results:
         table.add_row(

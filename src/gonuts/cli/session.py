@@ -127,9 +127,13 @@ class TerminalGame:
         """Hot-seat: events everyone has seen on a results screen."""
         self.last_human: int | None = None
         self.viewer: int | None = self.observer
-        self.declined: list[tuple[int, Text]] = []
-        """Declined powers not shown yet: (events logged before it, the line)."""
         """Whose eyes are on the screen now (None: everyone's, at a hot-seat table)."""
+        self.declined: list[tuple[int, Text]] = []
+        """Every declined power of this session: (events logged before it, the line). The
+        event log has no event for a choice that changes nothing, so the live stream, the
+        ``l`` log and the hot-seat results screen merge these lines in by that index."""
+        self.declined_shown = 0
+        """How many of :attr:`declined` the live stream has printed."""
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -232,8 +236,27 @@ class TerminalGame:
 
     def print_declined(self, upto: int) -> None:
         """The declined powers that came before event ``upto``, not shown yet."""
-        while self.declined and self.declined[0][0] <= upto:
-            self.console.print(Text("• ").append_text(self.declined.pop(0)[1]))
+        while self.declined_shown < len(self.declined):
+            before, line = self.declined[self.declined_shown]
+            if before > upto:
+                break
+            self.console.print(Text("• ").append_text(line))
+            self.declined_shown += 1
+
+    def event_lines(self, start: int, viewer: int | None) -> list[Text]:
+        """The lines for events ``start`` on that ``viewer`` may see (None: public ones only),
+        with the declined powers of that stretch in their places."""
+        events = self.game.event_log
+        declined = [(b, line) for b, line in self.declined if b >= start]
+        lines: list[Text] = []
+        for index in range(start, len(events)):
+            while declined and declined[0][0] <= index:
+                lines.append(declined.pop(0)[1])
+            event = events[index]
+            if event.visible_to is None or event.visible_to == viewer:
+                lines.append(describe_event(event, self.game.players))
+        lines.extend(line for _, line in declined)
+        return lines
 
     def results_screen(self) -> None:
         """Hot-seat: everyone sees what happened since the last results screen, then Enter."""
@@ -243,8 +266,9 @@ class TerminalGame:
         ended = any(e.type is EventType.ROUND_STARTED for e in events)
         played = self.game.round - 1 if ended and not self.game.is_over else self.game.round
         self.console.print(Rule(f"Round {played}: what happened"))
-        for event in events:
-            self.console.print(Text("• ").append_text(describe_event(event, self.game.players)))
+        for line in self.event_lines(self.results_from, None):
+            self.console.print(Text("• ").append_text(line))
+        self.declined_shown = len(self.declined)
         self.show_table()
         self.results_from = self.shown_events = len(self.game.event_log)
         self.prompt("Everyone may look. Press Enter to continue", None)
@@ -458,12 +482,12 @@ class TerminalGame:
 
     def show_log(self) -> None:
         """The events of the previous round and this one, as the viewer may see them."""
-        events = self.current_view().events
+        events = self.game.event_log  # every round start is public
         starts = [i for i, e in enumerate(events) if e.type is EventType.ROUND_STARTED]
         start = starts[-2] if len(starts) >= 2 else 0
         self.console.print(Rule("Log: the last round and this one"))
-        for event in events[start:]:
-            self.console.print(Text("• ").append_text(describe_event(event, self.game.players)))
+        for line in self.event_lines(start, self.viewer):
+            self.console.print(Text("• ").append_text(line))
 
     def show_help(self, topic: str) -> None:
         if topic:
@@ -503,8 +527,8 @@ class TerminalGame:
     def finish(self) -> None:
         game = self.game
         if self.hot_seat:
-            for event in self.public_events(self.results_from):
-                self.console.print(Text("• ").append_text(describe_event(event, game.players)))
+            for line in self.event_lines(self.results_from, None):
+                self.console.print(Text("• ").append_text(line))
         self.console.print(Rule("Game over"))
         self.console.print(table_renderable(game.public_view(), title="Final table"))
         self.console.print(breakdown_table(game.players, game.score_breakdown(), game.winner_seats))
