@@ -348,7 +348,10 @@ def test_postgresql_stopped_mid_game(cluster: Cluster, tmp_path: Path) -> None:
     server = Server(
         cluster.url, free_port(), tmp_path / "serve.log",
         "--bot-delay", "0.01", "--replace-after", "600", "--think-workers", "0",
+        "--keep-alive", "120",
     )  # fmt: skip
+    # (a long keep-alive: stopping the cluster can take more than uvicorn's default 5 s idle
+    # limit on a loaded machine, and that close is not what this test is about)
     server.start()
     try:
         asyncio.run(asyncio.wait_for(play_through_an_outage(server, cluster), 90))
@@ -416,7 +419,7 @@ def test_a_real_server_on_a_full_disk_answers_json_on_one_connection(tmp_path: P
         path = disk / "gonuts.sqlite3"
         server = Server(
             f"sqlite:///{path}", free_port(), tmp_path / "serve.log",
-            "--bot-delay", "0", "--think-workers", "0",
+            "--bot-delay", "0", "--think-workers", "0", "--keep-alive", "120",
         )  # fmt: skip
         server.start()
         try:
