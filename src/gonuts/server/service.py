@@ -17,6 +17,7 @@ from gonuts.server.games.service import Games
 from gonuts.server.lobby.service import Lobby
 from gonuts.server.play import service as play
 from gonuts.server.play.protocol import LiveTable, StoredTable
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT, Reviews
 from gonuts.server.store import TableStore
 
 
@@ -25,13 +26,17 @@ class Service(play.Service):
 
     store: TableStore
 
-    def __init__(self, store: TableStore, **options: Any) -> None:
+    def __init__(
+        self, store: TableStore, *, review_bot: str = DEFAULT_REVIEW_BOT, **options: Any
+    ) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
         self.lobby = Lobby(self)
         """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
+        self.reviews = Reviews(store, self.games, analyser=review_bot)
+        """Finished games' reviews (:mod:`gonuts.server.review`)."""
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)

@@ -180,6 +180,21 @@ class RatingRow(Base):
     __table_args__ = (Index("ix_gn_ratings_account_rated", "account_id", "rated_at"),)
 
 
+class ReviewRow(Base):
+    """A finished game's review (``gonuts review``'s JSON) by one analyser: computed once,
+    served from here afterwards (revision 0010, ``server/review/store.py``)."""
+
+    __tablename__ = "gn_reviews"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
+    analyser: Mapped[str] = mapped_column(String(40), primary_key=True)
+    """The analyser and its seed, e.g. ``neural:32/0``."""
+    record_sha: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the record reviewed (a record never changes; checked on reading)."""
+    review: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 FIRST_REVISION: Final = "0001"
 """The schema of the first web release, which made its tables without Alembic."""

@@ -37,6 +37,8 @@ class ErrorCode(StrEnum):
     BAD_CREDENTIALS = "bad_credentials"
     NAME_TAKEN = "name_taken"
     UNKNOWN_PLAYER = "unknown_player"
+    REVIEW_BUSY = "review_busy"
+    REVIEW_UNAVAILABLE = "review_unavailable"
 
 
 E = ErrorCode
