@@ -5,6 +5,7 @@ taken and what the analyser preferred; the end screen's "Review this game" opens
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -75,7 +76,8 @@ def test_a_replay_is_reviewed_and_its_decisions_labelled(
     expect(page.get_by_test_id("replay-step")).to_contain_text(f"Step {step} of")
     line = page.get_by_test_id("review-line")
     expect(line).to_contain_text(f"{names[decision['seat']]} took")
-    expect(line).to_contain_text(f"win {round(decision['win_prob'] * 100)}%")
+    # (JavaScript's Math.round: halves go up)
+    expect(line).to_contain_text(f"win {math.floor(decision['win_prob'] * 100 + 0.5)}%")
     if decision["action"] != decision["best"]:
         expect(line).to_contain_text("the analyser")
     expect(moves.nth(worse)).to_have_attribute("aria-current", "step")
@@ -90,9 +92,11 @@ def test_a_replay_is_reviewed_and_its_decisions_labelled(
     assert contexts.errors == []
 
 
-def test_the_end_screen_opens_the_review(contexts: Contexts, module_db_url: str) -> None:
+def test_the_end_screen_opens_the_review(
+    contexts: Contexts, module_db_url: str, screenshots: Path
+) -> None:
     add_finished_game(module_db_url, "review2p")
-    page = contexts.page()
+    page = contexts.page(phone=True)
     page.goto("/")
     expect(page.get_by_test_id("create")).to_be_visible()
     page.evaluate(END, "review2p")
@@ -103,6 +107,9 @@ def test_the_end_screen_opens_the_review(contexts: Contexts, module_db_url: str)
     # ?review=1 asks at once: no button to press
     expect(page.get_by_test_id("review-graph")).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("review-moves").locator("li").first).to_be_visible()
+    page.get_by_test_id("review-moves").locator("li").nth(2).get_by_role("button").click()
+    page.get_by_test_id("review").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "review-phone.png"))
     assert contexts.errors == []
 
 

@@ -151,7 +151,7 @@ export class ReviewPanel {
           h("th", { scope: "row" }, seatName(p.seat, this.names[p.seat])),
           h("td", { "data-testid": `review-accuracy-${p.seat}` }, review.accuracy[p.seat] == null ? "–" : review.accuracy[p.seat].toFixed(1)),
           h("td", {}, String(["best", "excellent", "good"].reduce((n, l) => n + (p.counts[l] ?? 0), 0))),
-          h("td", {}, bad.length ? bad.map((l) => [labelChip(l), ` ×${p.counts[l]} `]) : "–"));
+          h("td", { class: "review-bad" }, bad.length ? bad.map((l) => h("span", { class: "review-count" }, labelChip(l), ` ×${p.counts[l]}`)) : "–"));
       })));
   }
 
@@ -159,14 +159,17 @@ export class ReviewPanel {
    * seat, a marker at the round shown, a title and a description, and the same as a table. */
   #graph(review) {
     const points = review.graph;
-    const W = 560, H = 180, L = 34, R = 8, T = 8, B = 22;
+    const W = 560, H = 180, L = 52, R = 10, T = 10, B = 24;
     const x = (i) => L + (points.length < 2 ? 0 : (i * (W - L - R)) / (points.length - 1));
     const y = (p) => T + (1 - p) * (H - T - B);
     const grid = [0, 0.25, 0.5, 0.75, 1].map((p) => [
       s("line", { x1: L, x2: W - R, y1: y(p), y2: y(p), class: "review-gridline" }),
       s("text", { x: L - 4, y: y(p) + 4, class: "review-axis", "text-anchor": "end" }, document.createTextNode(percent(p))),
     ]);
-    const rounds = points.map((pt, i) => (i % Math.max(1, Math.ceil(points.length / 8)) === 0 || pt.end)
+    const every = Math.max(1, Math.ceil(points.length / 8));
+    const last = points.length - 1;
+    // a round's number every few rounds, none crowding the last point's
+    const rounds = points.map((pt, i) => (i === last || (i % every === 0 && x(last) - x(i) > 28))
       ? s("text", { x: x(i), y: H - 6, class: "review-axis", "text-anchor": pt.end ? "end" : "middle" },
           document.createTextNode(pt.end ? t("review.end_short") : String(pt.round)))
       : null);
