@@ -3,6 +3,7 @@ the background and cached in the database, its progress, busy and bad requests r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -15,12 +16,12 @@ from starlette.testclient import TestClient
 import gonuts.review
 import gonuts.server.review.service as review_service
 from gonuts.record import Record
+from gonuts.server.games.service import Games
 from gonuts.server.kernel.db import FinishedRow, TableRow
 from gonuts.server.kernel.errors import ErrorCode, error_text
+from gonuts.server.review.service import Reviews
 from gonuts.server.store import TableStore
 from web.helpers import AppFactory, error_code, wait_until
-
-pytest.importorskip("numpy")
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 TINY = "neural:1"
@@ -200,3 +201,51 @@ def test_no_numpy_means_a_polite_refusal(
         r = client.post("/api/games/g1/review")
         assert r.status_code == 503 and error_code(r) == "review_unavailable"
         assert client.get("/api/games/g1/review").json()["status"] == "none"
+
+
+def test_reviews_run_and_stop_in_worker_processes(tmp_path: Path) -> None:
+    """What ``gonuts serve`` does when bots think in processes: the review in a spawned worker,
+    its progress back through the queue, a stop through the shared flags. (SQLite only: the
+    database plays no part here, the processes do.)"""
+    url = f"sqlite:///{tmp_path / 'gonuts.sqlite3'}"
+    text = add_finished_game(url, "g1")
+    add_finished_game(url, "g6", "complete-6p.json")
+    store = TableStore(url)
+    reviews = Reviews(store, Games(store), analyser=TINY, processes=True)
+    reports: list[tuple[int, int, int]] = []
+    report = reviews.report
+
+    def record_report(job: int, done: int, total: int) -> bool:
+        reports.append((job, done, total))
+        return report(job, done, total)
+
+    reviews.report = record_report  # type: ignore[method-assign]
+
+    async def finish(game: str) -> dict[str, Any]:
+        assert reviews.request(game)["status"] == "running"
+        while reviews.busy():
+            await asyncio.sleep(0.05)
+        return reviews.state(game)
+
+    async def both() -> tuple[dict[str, Any], dict[str, Any]]:
+        done = await finish("g1")
+        reviews.abandon_after = -1.0  # every report now says: nobody is watching
+        stopped = await finish("g6")
+        return done, stopped
+
+    try:
+        done, stopped = asyncio.run(asyncio.wait_for(both(), 120))
+    finally:
+        reviews.close()
+        store.close()
+    expected = gonuts.review.review_record(
+        Record.from_json(text), analyser=gonuts.review.parse_analyser(TINY), seed=0
+    ).to_dict()
+    assert done["status"] == "done" and done["review"] == json.loads(json.dumps(expected))
+    judged = len(expected["decisions"])
+    first = [r for r in reports if r[0] == 1]
+    assert first[0] == (1, 0, judged) and first[-1] == (1, judged, judged)
+    # the second review stopped at its first report, long before its 100-odd decisions
+    assert stopped["status"] == "none"
+    second = [r for r in reports if r[0] == 2]
+    assert second and second[-1][1] < second[-1][2] // 2

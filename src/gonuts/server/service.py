@@ -35,7 +35,12 @@ class Service(play.Service):
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
         self.lobby = Lobby(self)
         """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
-        self.reviews = Reviews(store, self.games, analyser=review_bot)
+        self.reviews = Reviews(
+            store,
+            self.games,
+            analyser=review_bot,
+            processes=bool(options.get("think_workers")),  # where the bots think in processes
+        )
         """Finished games' reviews (:mod:`gonuts.server.review`)."""
 
     def rate(self, table_id: str, game: Game) -> None:

@@ -10,15 +10,12 @@ import os
 import re
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect
 
 from gonuts.server.store import TableStore
 from web.test_review import add_finished_game
 
 from .conftest import Contexts
-
-pytest.importorskip("numpy")
 
 SERVER_OPTIONS = {
     "review_bot": "neural:32" if os.environ.get("GONUTS_SCREENSHOTS") == "1" else "neural:2"
@@ -31,7 +28,8 @@ async (gameId) => {
   const { endScreen } = await import("/static/js/views/end.js");
   const names = ["Ana", "Ben"];
   const view = { winners: [0], scores: [20, 10], collections: [{}, {}] };
-  document.querySelector("#app").replaceChildren(endScreen(view, names, undefined, () => {}, gameId));
+  const screen = endScreen(view, names, undefined, () => {}, gameId);
+  document.querySelector("#app").replaceChildren(screen);
 }
 """
 
@@ -65,9 +63,12 @@ def test_a_replay_is_reviewed_and_its_decisions_labelled(
     moves = page.get_by_test_id("review-moves").locator("li")
     expect(moves).to_have_count(len(review["decisions"]))
     labels = [d["label"] for d in review["decisions"]]
-    assert page.get_by_test_id("review-moves").locator("[data-label]").evaluate_all(
-        "els => els.map(e => e.dataset.label)"
-    ) == labels
+    assert (
+        page.get_by_test_id("review-moves")
+        .locator("[data-label]")
+        .evaluate_all("els => els.map(e => e.dataset.label)")
+        == labels
+    )
     # a decision the analyser disagreed with: stepping to it says both actions and the chances
     worse = next((i for i, d in enumerate(review["decisions"]) if d["action"] != d["best"]), 0)
     decision = review["decisions"][worse]
@@ -121,13 +122,15 @@ def test_a_busy_server_says_so_in_the_players_language(
     # every review slot taken: the server refuses politely, in Spanish, and offers to retry
     page.route(
         "**/api/games/review-es/review*",
-        lambda route: route.fulfill(
-            status=503,
-            content_type="application/json",
-            body=json.dumps({"error": {"code": "review_busy", "message": "Ocupado: prueba"}}),
-        )
-        if route.request.method == "POST"
-        else route.continue_(),
+        lambda route: (
+            route.fulfill(
+                status=503,
+                content_type="application/json",
+                body=json.dumps({"error": {"code": "review_busy", "message": "Ocupado: prueba"}}),
+            )
+            if route.request.method == "POST"
+            else route.continue_()
+        ),
     )
     page.goto("/replay/review-es")
     page.get_by_test_id("review-request").click()
