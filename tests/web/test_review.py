@@ -3,6 +3,7 @@ the background and cached in the database, its progress, busy and bad requests r
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import threading
@@ -15,6 +16,7 @@ from starlette.testclient import TestClient
 
 import gonuts.review
 import gonuts.server.review.service as review_service
+from gonuts.cli import serve
 from gonuts.record import Record
 from gonuts.server.games.service import Games
 from gonuts.server.kernel.db import FinishedRow, TableRow
@@ -249,3 +251,15 @@ def test_reviews_run_and_stop_in_worker_processes(tmp_path: Path) -> None:
     assert stopped["status"] == "none"
     second = [r for r in reports if r[0] == 2]
     assert second and second[-1][1] < second[-1][2] // 2
+
+
+def test_serve_takes_the_review_analyser_from_a_flag_or_the_environment() -> None:
+    parser = argparse.ArgumentParser()
+    serve.register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--review-bot", "neural:8"])
+    assert serve.resolve(args, {})["review_bot"] == "neural:8"
+    plain = parser.parse_args(["serve"])
+    assert serve.resolve(plain, {})["review_bot"] is None  # the server's default
+    assert serve.resolve(plain, {"GONUTS_REVIEW_BOT": "mcts:50"})["review_bot"] == "mcts:50"
+    with pytest.raises(serve.SettingError, match="GONUTS_REVIEW_BOT='neural:0' is not an"):
+        serve.resolve(plain, {"GONUTS_REVIEW_BOT": "neural:0"})
