@@ -221,7 +221,7 @@ def test_reviews_run_and_stop_in_worker_processes(tmp_path: Path) -> None:
         reports.append((job, done, total))
         return report(job, done, total)
 
-    reviews.report = record_report  # type: ignore[method-assign]
+    reviews.report = record_report  # type: ignore[method-assign,assignment]
 
     async def finish(game: str) -> dict[str, Any]:
         assert reviews.request(game)["status"] == "running"

@@ -25,6 +25,7 @@ from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
 from gonuts.server.review.api import review_router
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT
 from gonuts.server.service import Service
 from gonuts.server.settings import Settings, default_db_url
 from gonuts.server.store import TableStore
@@ -64,7 +65,7 @@ def create_app(
         think_workers=think_workers,
         think_ray=think_ray,
         clock_scale=clock_scale,
-        **({"review_bot": review_bot} if review_bot is not None else {}),
+        review_bot=review_bot or DEFAULT_REVIEW_BOT,
         **({"static_dir": static_dir} if static_dir is not None else {}),
     )
     return build_app(settings, service)
