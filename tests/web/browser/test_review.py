@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from gonuts.server.store import TableStore
 from web.test_review import add_finished_game
 
+from .axe import assert_accessible
 from .conftest import Contexts
 
 SERVER_OPTIONS = {
@@ -89,6 +90,8 @@ def test_a_replay_is_reviewed_and_its_decisions_labelled(
     page.set_viewport_size({"width": 1280, "height": 1100})
     moves.nth(worse).get_by_role("button").click()
     page.get_by_test_id("review").screenshot(path=str(screenshots / "review.png"))
+    page.get_by_test_id("review").locator("summary").click()  # the graph's table too
+    assert_accessible(page, "replay with its review")
     assert TableStore(module_db_url).review_count() >= 1
     assert contexts.errors == []
 
