@@ -117,8 +117,10 @@ export class ReviewPanel {
   #error(e) {
     // a busy server says so in the player's language; they may try again
     mount(this.status, h("span", { class: "error-banner", role: "alert", "data-testid": "review-error" }, e.message));
-    mount(this.body, h("button", { type: "button", class: "secondary", "data-testid": "review-request", onclick: () => this.request() },
-      t("review.retry")));
+    // (a server without the analyser will not have one a minute later: no retry then)
+    mount(this.body, e?.code === "review_unavailable" ? null
+      : h("button", { type: "button", class: "secondary", "data-testid": "review-request", onclick: () => this.request() },
+          t("review.retry")));
   }
 
   #render() {
