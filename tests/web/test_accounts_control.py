@@ -136,8 +136,15 @@ def test_deleting_an_account_leaves_no_row_naming_it(client: TestClient) -> None
     game_id = made["table"]["id"]
     joined = join_with(client, game_id, ben, "Ben")
     play_out(client, game_id, [made["token"], joined["token"]], seed=7)
-    before = json.loads(client.get(f"/api/games/{game_id}/record").text)
+    record_text = client.get(f"/api/games/{game_id}/record").text
+    before = json.loads(record_text)
     assert before["players"][0] == NAME
+    # a stored review of that game names its players too
+    reviews = client.app.state.service.reviews.store  # type: ignore[attr-defined]
+    reviews.save_review(
+        game_id, "neural:1/0", record_text, json.dumps({"players": before["players"]})
+    )
+    assert reviews.review_count() == 1
     waiting = seat_with(client, ana, [{"kind": "human"}, {"kind": "human"}])["table"]["id"]
     assert len(rows_naming(client, "quixby")) > 0  # (the scan sees the name while it is there)
 
@@ -149,6 +156,7 @@ def test_deleting_an_account_leaves_no_row_naming_it(client: TestClient) -> None
     assert me(client, ana) is None and me(client, other) is None
 
     assert rows_naming(client, "quixby") == []
+    assert reviews.review_count() == 0
     with store.engine.connect() as conn:
         for table, column in (
             ("gn_seats", "account_id"),

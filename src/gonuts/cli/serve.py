@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -98,6 +99,16 @@ def _flag(text: str) -> bool:
     raise SettingError("is not a yes/no value (1, true, yes, on / 0, false, no, off)")
 
 
+REVIEW_BOT: Final = re.compile(r"(neural|mcts|neural-mcts)(:[1-9][0-9]{0,5})?")
+
+
+def _review_bot(text: str) -> str:
+    """A review analyser as ``gonuts review --bot`` takes it (checked here without NumPy)."""
+    if not REVIEW_BOT.fullmatch(text.strip()):
+        raise SettingError("is not an analyser: neural:N, mcts:N or neural-mcts:N (N ≤ 999999)")
+    return text.strip()
+
+
 def _text(text: str) -> str:
     if not text.strip():
         raise SettingError("is empty")
@@ -140,6 +151,7 @@ SETTINGS: Final = (
     ),
     Setting("think_workers", "GONUTS_THINK_WORKERS", _workers, _default_workers),
     Setting("think", "GONUTS_THINK", _think, lambda: None),
+    Setting("review_bot", "GONUTS_REVIEW_BOT", _review_bot, lambda: None),
 )
 """Every option of ``gonuts serve`` with its environment variable, in ``--help`` order."""
 
@@ -279,6 +291,13 @@ def register(sub: Any) -> None:
         "ray:ADDRESS: tasks of a local or running Ray cluster (the ray extra; every node needs "
         "gonuts), --think-workers of them at once (0: one per CPU of the cluster)",
     )
+    p.add_argument(
+        "--review-bot",
+        default=None,
+        metavar="ANALYSER",
+        help="the analyser of finished games' reviews in the browser (default neural:32; "
+        "gonuts review's --bot names)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -348,6 +367,7 @@ def run(args: argparse.Namespace) -> int:
         shutdown_grace=settings["shutdown_grace"],
         think_workers=settings["think_workers"],
         think_ray=settings["think"],
+        review_bot=settings["review_bot"],
     )
     host, port = settings["host"], settings["port"]
     shown_host = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host

@@ -24,6 +24,8 @@ from gonuts.server.lobby.api import lobby_router
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
+from gonuts.server.review.api import review_router
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT
 from gonuts.server.service import Service
 from gonuts.server.settings import Settings, default_db_url
 from gonuts.server.store import TableStore
@@ -48,6 +50,7 @@ def create_app(
     think_workers: int = 0,
     think_ray: str | None = None,
     clock_scale: float = 1.0,
+    review_bot: str | None = None,
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default): the keywords
     are :class:`~gonuts.server.settings.Settings`' (``service``: one made already)."""
@@ -62,6 +65,7 @@ def create_app(
         think_workers=think_workers,
         think_ray=think_ray,
         clock_scale=clock_scale,
+        review_bot=review_bot or DEFAULT_REVIEW_BOT,
         **({"static_dir": static_dir} if static_dir is not None else {}),
     )
     return build_app(settings, service)
@@ -79,6 +83,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         think_workers=settings.think_workers,
         think_ray=settings.think_ray,
         clock_scale=settings.clock_scale,
+        review_bot=settings.review_bot,
     )
     replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
 
@@ -88,6 +93,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         await svc.start()
         yield
         replays.close()
+        svc.reviews.close()
         # uvicorn has stopped accepting and closed its sockets (1012) by now; another server
         # may not have: finish the moves being stored, then close what is left, then stop
         await svc.drain(settings.shutdown_grace)
@@ -117,6 +123,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(lobby_router(svc.lobby, lim))
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
+    app.include_router(review_router(svc.reviews))
     accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(
         svc.store, svc.games, svc.forget_account
     )

@@ -21,6 +21,7 @@ from gonuts.server.kernel.i18n import DELETED_PLAYER
 from gonuts.server.lobby.service import Lobby
 from gonuts.server.play import service as play
 from gonuts.server.play.protocol import LiveTable, StoredTable, anonymise_account, scrub_finished
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT, Reviews
 from gonuts.server.store import TableStore
 
 log = logging.getLogger("gonuts.server")
@@ -31,7 +32,9 @@ class Service(play.Service):
 
     store: TableStore
 
-    def __init__(self, store: TableStore, **options: Any) -> None:
+    def __init__(
+        self, store: TableStore, *, review_bot: str = DEFAULT_REVIEW_BOT, **options: Any
+    ) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.on_finished.append(self.scrub)
@@ -39,6 +42,13 @@ class Service(play.Service):
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
         self.lobby = Lobby(self, name_owner(store))
         """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
+        self.reviews = Reviews(
+            store,
+            self.games,
+            analyser=review_bot,
+            processes=bool(options.get("think_workers")),  # where the bots think in processes
+        )
+        """Finished games' reviews (:mod:`gonuts.server.review`)."""
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
@@ -51,7 +61,9 @@ class Service(play.Service):
         rebuilt under the new names (the same deck and moves), so its players see the neutral
         name at once; other processes hear the seats change through the relay, and their copy
         of a running game keeps the old name until it ends (then :meth:`scrub`)."""
-        for table_id in anonymise_account(self.store, account_id, DELETED_PLAYER):
+        sat_at = anonymise_account(self.store, account_id, DELETED_PLAYER)
+        self.reviews.store.forget(sat_at)  # a review names the players
+        for table_id in sat_at:
             table = self.tables.get(table_id)
             if table is None:
                 continue

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gonuts.server.kernel.limits import Limits
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT
 from gonuts.server.transport.pages import STATIC_DIR
 
 
@@ -37,3 +38,5 @@ class Settings:
     """Or on the Ray cluster at this address (empty: a local one)."""
     clock_scale: float = 1.0
     """Multiplies every table's turn clock (tests shorten it)."""
+    review_bot: str = DEFAULT_REVIEW_BOT
+    """The analyser of finished games' reviews (docs/review.md, "In the browser")."""

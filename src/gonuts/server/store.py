@@ -10,10 +10,11 @@ from __future__ import annotations
 from gonuts.server.accounts.store import AccountStore
 from gonuts.server.games.store import GamesStore
 from gonuts.server.play.store import PlayStore
+from gonuts.server.review.store import ReviewStore
 
 
-class TableStore(PlayStore, GamesStore, AccountStore):
-    """Tables, seats, actions, finished games, accounts, sessions and ratings."""
+class TableStore(PlayStore, GamesStore, AccountStore, ReviewStore):
+    """Tables, seats, actions, finished games, accounts, sessions, ratings and reviews."""
 
 
 __all__ = ["TableStore"]

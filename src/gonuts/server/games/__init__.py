@@ -1,1 +1,1 @@
-"""Finished games: listings, records and replays (reviews land here)."""
+"""Finished games: listings, records and replays (reviews: the `review` feature)."""

@@ -1,4 +1,5 @@
-"""Storage through SQLAlchemy 2: tables, seats, accepted actions, finished games.
+"""Storage through SQLAlchemy 2: engines, migrations, faults, and the :class:`Database` base of
+every feature's store (the rows themselves are in :mod:`gonuts.server.kernel.rows`).
 
 The database is the source of truth: a table's game is rebuilt from its deck and its actions.
 A SQLite file by default, or PostgreSQL (``postgresql://…``, driven by psycopg 3). The schema is
@@ -12,14 +13,12 @@ engine's connections carry its :func:`engine_origin` as their ``application_name
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import os
 import secrets
 import threading
 import time
 import weakref
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -27,14 +26,6 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import (
-    Boolean,
-    DateTime,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
     create_engine,
     event,
     func,
@@ -45,156 +36,40 @@ from sqlalchemy import (
 from sqlalchemy.engine import URL, Engine, ExceptionContext, make_url
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import (
-    DeclarativeBase,
-    Mapped,
     Session,
-    mapped_column,
-    relationship,
     sessionmaker,
 )
 
 from gonuts.server.kernel.errors import DatabaseUnavailableError
+from gonuts.server.kernel.rows import (
+    AccountRow,
+    AccountSessionRow,
+    ActionRow,
+    Base,
+    FinishedRow,
+    RatingRow,
+    ReviewRow,
+    SeatRow,
+    SecretRow,
+    TableRow,
+    hash_token,
+    utcnow,
+)
 
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class TableRow(Base):
-    __tablename__ = "gn_tables"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    status: Mapped[str] = mapped_column(String(16), default="open", index=True)
-    players: Mapped[int] = mapped_column(Integer)
-    deck: Mapped[str] = mapped_column(Text)
-    """The shuffled deck, top first, as a JSON list of kind ids (secret: never sent)."""
-    next_table: Mapped[str | None] = mapped_column(String(32), default=None)
-    clock: Mapped[int | None] = mapped_column(Integer, default=None)
-    """Seconds per pending human decision (the turn clock); ``None``: no clock."""
-    variants: Mapped[str] = mapped_column(String(200), default="", server_default="")
-    """The table's house rules, comma-separated canonical names; "" for the default game."""
-    seats: Mapped[list[SeatRow]] = relationship(
-        back_populates="table", order_by="SeatRow.seat", cascade="all, delete-orphan"
-    )
-
-    __table_args__ = (Index("ix_gn_tables_status_created", "status", "created_at"),)
-
-
-class SeatRow(Base):
-    __tablename__ = "gn_seats"
-
-    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8))
-    """``human`` or ``bot``."""
-    level: Mapped[str | None] = mapped_column(String(16), default=None)
-    name: Mapped[str | None] = mapped_column(String(64), default=None)
-    token_hash: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
-    hints: Mapped[bool] = mapped_column(Boolean, default=False)
-    replaced: Mapped[bool] = mapped_column(Boolean, default=False)
-    """A human seat played by a bot since its player left."""
-    last_seen: Mapped[datetime | None] = mapped_column(DateTime, default=None)
-    account_id: Mapped[int | None] = mapped_column(
-        ForeignKey("gn_accounts.id"), default=None, index=True
-    )
-    """The signed-in player's account sitting here (rated games); None for guests and bots."""
-    table: Mapped[TableRow] = relationship(back_populates="seats")
-
-
-class ActionRow(Base):
-    __tablename__ = "gn_actions"
-
-    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    notation: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    client_id: Mapped[str | None] = mapped_column(String(40), default=None)
-    """The ``id`` the client sent with the action: a replay of it is acknowledged, not applied."""
-
-    __table_args__ = (Index("ux_gn_actions_client", "table_id", "seat", "client_id", unique=True),)
-
-
-class FinishedRow(Base):
-    __tablename__ = "gn_finished"
-
-    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
-    finished_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
-    players: Mapped[str] = mapped_column(Text)
-    scores: Mapped[str] = mapped_column(Text)
-    winners: Mapped[str] = mapped_column(Text)
-    record: Mapped[str] = mapped_column(Text)
-    """The ``gonuts-record/1`` text."""
-
-
-class AccountRow(Base):
-    """A player's account: a public name, an argon2id password hash and the current rating."""
-
-    __tablename__ = "gn_accounts"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(64))
-    name_key: Mapped[str] = mapped_column(String(64), unique=True)
-    """The name folded (NFKC, casefold): "Ana" and "ana" are one account."""
-    password_hash: Mapped[str] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    games: Mapped[int] = mapped_column(Integer, default=0)
-    """Rated games played."""
-    wins: Mapped[int] = mapped_column(Integer, default=0)
-    """Rated games won (shared victories count)."""
-
-
-class AccountSessionRow(Base):
-    """A signed-in browser: the SHA-256 of its cookie's token, never the token itself."""
-
-    __tablename__ = "gn_account_sessions"
-
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
-
-
-class RatingRow(Base):
-    """One account's rating change in one rated game (the profile's history)."""
-
-    __tablename__ = "gn_ratings"
-
-    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), primary_key=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    rank: Mapped[int] = mapped_column(Integer)
-    """1 for the winners; players with the same score and card count share a rank."""
-    mu_before: Mapped[float] = mapped_column(Float)
-    sigma_before: Mapped[float] = mapped_column(Float)
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    rated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-
-    __table_args__ = (Index("ix_gn_ratings_account_rated", "account_id", "rated_at"),)
-
-
-class SecretRow(Base):
-    """A named random secret every server process on the database shares (the device
-    cookies' HMAC key: :mod:`gonuts.server.accounts.devices`). Made once, never sent."""
-
-    __tablename__ = "gn_secrets"
-
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    value: Mapped[str] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-
+__all__ = [  # the rows, re-exported: every store imports them from here
+    "AccountRow",
+    "AccountSessionRow",
+    "ActionRow",
+    "Base",
+    "FinishedRow",
+    "RatingRow",
+    "ReviewRow",
+    "SeatRow",
+    "SecretRow",
+    "TableRow",
+    "hash_token",
+    "utcnow",
+]
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 FIRST_REVISION: Final = "0001"

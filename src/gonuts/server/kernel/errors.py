@@ -39,6 +39,8 @@ class ErrorCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     NOT_SIGNED_IN = "not_signed_in"
     DATABASE_UNAVAILABLE = "database_unavailable"
+    REVIEW_BUSY = "review_busy"
+    REVIEW_UNAVAILABLE = "review_unavailable"
 
 
 E = ErrorCode

@@ -1,4 +1,4 @@
-// The end screen: the winner(s), each player's score breakdown, "play again".
+// The end screen: the winner(s), each player's score breakdown, "play again", "review this game".
 
 import { api } from "../api.js";
 import { trophy } from "../cards.js";
@@ -54,6 +54,9 @@ export function endScreen(view, names, breakdown, playAgain, gameId = null, last
         : null,
       gameId
         ? h("a", { class: "button secondary", href: api.recordUrl(gameId), download: `gonuts-${gameId}.json` }, t("end.download"))
+        : null,
+      gameId
+        ? h("a", { class: "button secondary", href: `/replay/${encodeURIComponent(gameId)}?review=1`, "data-link": "", "data-testid": "review-game" }, t("end.review"))
         : null,
       playAgain ? h("a", { class: "button secondary", href: "/", "data-link": "" }, t("end.back")) : null),
     lastRound.length

@@ -18,6 +18,7 @@ function icon(name) {
     s("path", { d: ICON_PATHS[name], fill: "currentColor" }));
 }
 import { TableScreen } from "./table.js";
+import { ReviewPanel } from "./review.js";
 import { variantBadge } from "../variants.js";
 
 export class ReplayListPage {
@@ -79,7 +80,8 @@ export class ReplayPage {
     try {
       const replay = await api.replay(this.gameId);
       this.viewer = new ReplayViewer(this.root, replay, this.gameId);
-      this.viewer.start();
+      // "Review this game" on the end screen opens the replay with ?review=1: start it at once
+      this.viewer.start({ review: new URLSearchParams(location.search).has("review") });
     } catch (e) {
       // An unknown id is a missing game (the server's code names a table, its shared store).
       const message = e?.status === 404 ? t("replay.not_found") : e.message;
@@ -110,7 +112,8 @@ export class ReplayViewer {
     }
   }
 
-  start() {
+  /** @param {{review?: boolean}} [options]  `review`: ask for the game's review at once */
+  start({ review = false } = {}) {
     const last = this.replay.steps.length - 1;
     this.slider = h("input", {
       type: "range", min: 0, max: last, value: 0, "aria-label": t("replay.title"),
@@ -123,6 +126,8 @@ export class ReplayViewer {
       : h("button", { type: "button", class: "secondary", onclick: () => this.#downloadUploaded() }, t("replay.download"));
     this.board = h("div");
     this.screen = new TableScreen(this.board, {}, { title: " ", latestOnly: true });
+    // a finished game on the server can be reviewed (docs/review.md, "In the browser")
+    this.review = this.gameId ? new ReviewPanel(this.gameId, this.replay, (i) => this.show(i, false)) : null;
     mount(this.root,
       h("section", { class: "panel", "data-testid": "replay-viewer" },
         h("h2", {}, t("replay.title"), ": ", this.replay.players.map(displayName).join(", ")),
@@ -137,8 +142,10 @@ export class ReplayViewer {
           download),
         this.label,
         h("p", { class: "muted replay-keys" }, t("replay.keys"))),
+      this.review?.element ?? null,
       this.board);
     this.show(0, false);
+    this.review?.start(review);
     this.onKey = (e) => {
       if (!this.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
       const target = /** @type {HTMLElement|null} */ (e.target);
@@ -156,6 +163,7 @@ export class ReplayViewer {
 
   stop() {
     clearInterval(this.timer);
+    this.review?.stop();
     if (this.onKey) document.removeEventListener("keydown", this.onKey);
     this.screen?.destroy();
   }
@@ -186,6 +194,7 @@ export class ReplayViewer {
     this.index = i;
     this.slider.value = String(i);
     this.label.textContent = `${t("replay.step", { i, n: steps.length - 1 })} — ${step.label ?? t("replay.deal")}`;
+    this.review?.showStep(i);
     const over = step.view.over;
     // Always the whole log up to step i (so a superseded step costs nothing); forwards by one,
     // that step's own events are animated, and a newer click cancels the animation.
