@@ -17,10 +17,13 @@ from fastapi.staticfiles import StaticFiles
 
 from gonuts import __version__
 from gonuts.server.accounts.api import accounts_router
+from gonuts.server.chat.api import chat_handler, chat_router
+from gonuts.server.chat.messages import ChatSay
 from gonuts.server.games.api import games_router
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.kernel.work import BoundedPool
 from gonuts.server.lobby.api import lobby_router
+from gonuts.server.matching.api import matching_router
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
@@ -48,6 +51,7 @@ def create_app(
     think_workers: int = 0,
     think_ray: str | None = None,
     clock_scale: float = 1.0,
+    play_now_wait: float | None = None,
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default): the keywords
     are :class:`~gonuts.server.settings.Settings`' (``service``: one made already)."""
@@ -63,6 +67,7 @@ def create_app(
         think_ray=think_ray,
         clock_scale=clock_scale,
         **({"static_dir": static_dir} if static_dir is not None else {}),
+        **({"play_now_wait": play_now_wait} if play_now_wait is not None else {}),
     )
     return build_app(settings, service)
 
@@ -79,6 +84,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         think_workers=settings.think_workers,
         think_ray=settings.think_ray,
         clock_scale=settings.clock_scale,
+        play_now_wait=settings.play_now_wait,
     )
     replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
 
@@ -115,11 +121,15 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(probes_router(svc.readiness, svc.metrics))
     app.include_router(start_router(lim, BOT_LEVELS))
     app.include_router(lobby_router(svc.lobby, lim))
+    app.include_router(matching_router(svc.matcher))
+    app.include_router(chat_router(svc.chat))
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
     accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(svc.store)
     app.include_router(accounts_api)
-    app.include_router(socket_router(svc, lim, table_messages()))
+    messages = table_messages()
+    messages.on(ChatSay, chat_handler(svc.chat))  # chat beside play's messages
+    app.include_router(socket_router(svc, lim, messages))
     return app
 
 

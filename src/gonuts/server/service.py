@@ -1,6 +1,7 @@
 """The server's services wired together on one database: play's :class:`Service` (live
 tables, moves, presence, bots, clock, hints, and the lobby's steps that change a live table),
-with the accounts feature rating every game that finishes, and the finished games' listings.
+with the accounts feature rating every game that finishes, and the finished games' listings;
+the table chat (the waiting room's notices said in it) and the "Play now" queue.
 
 What the app, ``gonuts serve`` and the tests construct; each feature stays ignorant of the
 others (they meet here and in :mod:`gonuts.server.app`).
@@ -13,8 +14,10 @@ from typing import Any
 
 from gonuts.game import Game
 from gonuts.server.accounts.ratings import rate_finished
+from gonuts.server.chat.service import Chat
 from gonuts.server.games.service import Games
 from gonuts.server.lobby.service import Lobby
+from gonuts.server.matching.service import Matcher
 from gonuts.server.play import service as play
 from gonuts.server.play.protocol import LiveTable, StoredTable
 from gonuts.server.store import TableStore
@@ -25,13 +28,29 @@ class Service(play.Service):
 
     store: TableStore
 
-    def __init__(self, store: TableStore, **options: Any) -> None:
+    def __init__(
+        self, store: TableStore, *, play_now_wait: float = 30.0, **options: Any
+    ) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
-        self.lobby = Lobby(self)
-        """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
+        self.lobby = Lobby(self, store)
+        """Creating and joining tables, the host's waiting room (:mod:`gonuts.server.lobby`)."""
+        self.chat = Chat(self, store)
+        """Table chat (:mod:`gonuts.server.chat`); the host's steps are noticed in it."""
+        self.lobby.room.notices.append(self.chat.notice)
+        self.matcher = Matcher(self.lobby, store, wait=play_now_wait)
+        """"Play now" (:mod:`gonuts.server.matching`)."""
+
+    async def start(self) -> None:
+        await super().start()
+        await self.chat.start()
+
+    async def close(self) -> None:
+        await self.matcher.close()
+        await self.chat.close()
+        await super().close()
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
@@ -47,9 +66,10 @@ class Service(play.Service):
         variants: Sequence[str] = (),
         account: int | None = None,
         clock: int | None = None,
+        chat: bool = True,
     ) -> tuple[LiveTable, int | None, str | None]:
         return await self.lobby.create_table(
-            seats, name, lang, variants=variants, account=account, clock=clock
+            seats, name, lang, variants=variants, account=account, clock=clock, chat=chat
         )
 
     async def open_table(self, stored: StoredTable) -> LiveTable:

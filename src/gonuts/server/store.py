@@ -8,12 +8,16 @@ database once, as a :class:`TableStore`, and hand each feature its part.
 from __future__ import annotations
 
 from gonuts.server.accounts.store import AccountStore
+from gonuts.server.chat.store import ChatStore
 from gonuts.server.games.store import GamesStore
+from gonuts.server.lobby.store import RoomStore
+from gonuts.server.matching.store import QueueStore
 from gonuts.server.play.store import PlayStore
 
 
-class TableStore(PlayStore, GamesStore, AccountStore):
-    """Tables, seats, actions, finished games, accounts, sessions and ratings."""
+class TableStore(PlayStore, GamesStore, AccountStore, RoomStore, ChatStore, QueueStore):
+    """Tables, seats, actions, finished games, accounts, sessions and ratings; waiting rooms,
+    chat, the "Play now" queue."""
 
 
 __all__ = ["TableStore"]

@@ -37,6 +37,11 @@ class ErrorCode(StrEnum):
     BAD_CREDENTIALS = "bad_credentials"
     NAME_TAKEN = "name_taken"
     UNKNOWN_PLAYER = "unknown_player"
+    NOT_HOST = "not_host"
+    ALREADY_STARTED = "already_started"
+    CHAT_OFF = "chat_off"
+    ALREADY_QUEUED = "already_queued"
+    QUEUE_FULL = "queue_full"
 
 
 E = ErrorCode
