@@ -172,3 +172,27 @@ def test_one_request_per_client_and_a_bounded_queue(db_url: str) -> None:
             await svc.close()
 
     asyncio.run(main())
+
+
+def test_an_address_has_three_requests_at_most(make_app: AppFactory) -> None:
+    app = make_app(play_now_wait=3600)
+
+    async def ask(name: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, client=("10.0.0.7", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            return await c.post("/api/play-now", json={"players": 6, "name": name})
+
+    async def scenario() -> tuple[int, str, int]:
+        svc = app.state.service
+        waiting = [asyncio.ensure_future(ask(f"P{i}")) for i in range(3)]
+        while len(svc.store.waiting(10)) < 3:
+            await asyncio.sleep(0.05)
+        fourth = await ask("P3")
+        for task in waiting:  # they give up: out of the queue
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        return fourth.status_code, fourth.json()["error"]["code"], len(svc.store.waiting(10))
+
+    with TestClient(app) as client:
+        status, code, left = client.portal.call(scenario)
+    assert (status, code, left) == (409, "already_queued", 0)

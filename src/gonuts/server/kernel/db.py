@@ -212,8 +212,8 @@ class ChatRow(Base):
 class PlayNowRow(Base):
     """A client waiting for "Play now" (migration 0008): the queue every process shares.
 
-    ``client_key`` (an account or an address) is unique: one queued request per client. The
-    matcher fills ``table_id``, ``seat`` and ``token`` (the seat's token, kept only until the
+    ``client_key`` (an account, or one of an address's few slots) is unique: it bounds a
+    client's requests in the queue. The matcher fills ``table_id``, ``seat`` and ``token`` (the seat's token, kept only until the
     waiting request has read it and deleted the row)."""
 
     __tablename__ = "gn_play_now"

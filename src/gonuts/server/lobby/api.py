@@ -18,6 +18,7 @@ from gonuts.server.lobby.messages import (
     CreateTable,
     CreateTutorial,
     JoinTable,
+    Room,
     Seated,
     SetSeat,
     StartNow,
@@ -137,6 +138,13 @@ def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
     # -- the host's waiting room (the creator's seat token) ------------------------------------
 
     room = lobby.room
+
+    @api.get("/tables/{table_id}/room", response_model=Room)
+    async def room_info(table_id: str) -> dict[str, Any]:
+        """Who hosts the table (a seat) and whether its chat is on."""
+        table = await svc.get(table_id)
+        host, chat = lobby.rooms.room(table.id)
+        return {"host_seat": host, "chat": chat}
 
     @api.post("/tables/{table_id}/seats/{seat}", response_model=TableSummary)
     async def set_seat(

@@ -66,3 +66,11 @@ class StartNow(Strict):
 
 class Cancelled(Out):
     cancelled: bool
+
+
+class Room(Out):
+    """``GET /api/tables/{id}/room``: the waiting room's host (a seat; null: nobody's, e.g.
+    "Play now" tables) and whether the table's chat is on."""
+
+    host_seat: int | None
+    chat: bool

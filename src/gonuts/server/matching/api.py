@@ -10,7 +10,7 @@ from gonuts.server.accounts.protocol import CurrentAccount
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.lobby.protocol import Seated
 from gonuts.server.matching.messages import PlayNow
-from gonuts.server.matching.service import Matcher
+from gonuts.server.matching.service import PER_ADDRESS, Matcher
 from gonuts.server.play.protocol import table_summary
 from gonuts.server.transport.middleware import client_key, request_lang
 from gonuts.server.transport.routes import api_router
@@ -25,13 +25,17 @@ def matching_router(matcher: Matcher) -> APIRouter:
     async def play_now(body: PlayNow, request: Request, account: CurrentAccount) -> dict[str, Any]:
         """Queue for a new table of ``players`` (a count or a list of them) and answer once
         seated: with others from the queue, or after the wait with bots in the empty seats.
-        One request at a time per account (a guest: per address); leaving (closing the
+        One request at a time per account (guests: three per address); leaving (closing the
         request) leaves the queue."""
         if account is None and body.name is None:
             raise ServiceError(E.MALFORMED, "name: a guest needs a name", 422)
-        key = f"a:{account.id}" if account is not None else f"h:{client_key(request)}"
+        if account is not None:
+            keys = [f"a:{account.id}"]
+        else:
+            address = client_key(request)[:60]
+            keys = [f"h:{address}:{i}" for i in range(PER_ADDRESS)]
         table, seat, token = await matcher.play_now(
-            key,
+            keys,
             account.name if account is not None else str(body.name),
             request_lang(request),
             body.players,

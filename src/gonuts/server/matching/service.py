@@ -55,6 +55,9 @@ RATING_SCALE: Final = 40.0
 """Displayed points per openskill ``mu`` (as the accounts' displayed rating)."""
 BOT_LEVEL: Final = "medium"
 """The level of the bots in the empty seats of a table that could not fill."""
+PER_ADDRESS: Final = 3
+"""Requests one address may have in the queue at once (people behind one NAT; an account
+has one)."""
 GRACE: Final = 15.0
 """Seconds past the wait a request keeps looking for its seat before giving up."""
 
@@ -145,7 +148,7 @@ class Matcher:
 
     async def play_now(  # noqa: PLR0913 - the request's parts
         self,
-        client_key: str,
+        client_keys: str | Sequence[str],
         name: str,
         lang: str,
         players: int | Sequence[int],
@@ -154,16 +157,15 @@ class Matcher:
         mu: float | None = None,
         gone: Callable[[], Awaitable[bool]] | None = None,
     ) -> tuple[LiveTable, int, str]:
-        """Queue the client (one request per ``client_key``), wait until it is seated; its
-        table, seat and token. ``gone``: whether the client has gone away (it leaves the queue,
+        """Queue the client (one request per key of ``client_keys``: an account has one, an
+        address :data:`PER_ADDRESS`), wait until it is seated; its table, seat and token. ``gone``: whether the client has gone away (it leaves the queue,
         and ``ServiceError(http_error, 499)`` is raised)."""
         name = check_name(name)
         counts = check_counts(players)
         rating = rating_of(mu) if mu is not None else None
         try:
-            row = self.store.enqueue(
-                client_key, name, lang, counts, account_id, rating, self.max_queue
-            )
+            keys = (client_keys,) if isinstance(client_keys, str) else tuple(client_keys)
+            row = self.store.enqueue(keys, name, lang, counts, account_id, rating, self.max_queue)
         except AlreadyQueuedError:
             raise ServiceError(E.ALREADY_QUEUED, None, 409) from None
         except QueueFullError:

@@ -8,7 +8,7 @@ is the service's).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,7 +55,7 @@ class QueueStore(Database):
 
     def enqueue(  # noqa: PLR0913 - one row's columns
         self,
-        client_key: str,
+        client_keys: Sequence[str],
         name: str,
         lang: str,
         counts: tuple[int, ...],
@@ -63,30 +63,34 @@ class QueueStore(Database):
         rating: float | None,
         max_size: int,
     ) -> int:
-        """Queue a client; its row's id. :class:`AlreadyQueuedError` if ``client_key`` is
-        queued already, :class:`QueueFullError` beyond ``max_size`` waiting clients."""
+        """Queue a client under the first of ``client_keys`` not queued already (each key is
+        unique: a client's keys bound its requests in the queue); its row's id.
+        :class:`AlreadyQueuedError` if every key is taken, :class:`QueueFullError` beyond
+        ``max_size`` waiting clients."""
         with self.sessions() as s:
             waiting = s.scalar(
                 select(func.count()).select_from(PlayNowRow).where(PlayNowRow.table_id.is_(None))
             )
             if (waiting or 0) >= max_size:
                 raise QueueFullError
-            row = PlayNowRow(
-                client_key=client_key,
-                name=name,
-                lang=lang,
-                counts=",".join(map(str, counts)),
-                account_id=account_id,
-                rating=rating,
-                queued_at=utcnow(),
-            )
-            s.add(row)
-            try:
-                s.commit()
-            except IntegrityError:
-                s.rollback()
-                raise AlreadyQueuedError from None
-            return row.id
+            for key in client_keys:
+                row = PlayNowRow(
+                    client_key=key,
+                    name=name,
+                    lang=lang,
+                    counts=",".join(map(str, counts)),
+                    account_id=account_id,
+                    rating=rating,
+                    queued_at=utcnow(),
+                )
+                s.add(row)
+                try:
+                    s.commit()
+                except IntegrityError:
+                    s.rollback()
+                    continue
+                return row.id
+            raise AlreadyQueuedError
 
     def waiting(self, limit: int) -> list[Queued]:
         """The clients not seated yet, longest waiting first."""

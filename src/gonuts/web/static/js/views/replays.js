@@ -19,6 +19,7 @@ function icon(name) {
 }
 import { TableScreen } from "./table.js";
 import { variantBadge } from "../variants.js";
+import { chatLog } from "./chat.js";
 
 export class ReplayListPage {
   /** @param {HTMLElement} root @param {(path: string) => void} navigate */
@@ -80,6 +81,7 @@ export class ReplayPage {
       const replay = await api.replay(this.gameId);
       this.viewer = new ReplayViewer(this.root, replay, this.gameId);
       this.viewer.start();
+      this.root.append(chatLog(this.gameId)); // what the players said (views/chat.js)
     } catch (e) {
       // An unknown id is a missing game (the server's code names a table, its shared store).
       const message = e?.status === 404 ? t("replay.not_found") : e.message;
