@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from web.helpers import AppFactory, create, hello, receive_until
+from web.helpers import AppFactory, hello, receive_until
 
 TWO = [{"kind": "human"}, {"kind": "human"}]
 
@@ -101,7 +101,7 @@ def test_rate_limits_per_socket_and_per_seat(client: TestClient) -> None:
     ):
         assert hello(one, ana)["type"] == "welcome"
         assert hello(two, ana)["type"] == "welcome"
-        results = []
+        results: list[str] = []
         for i in range(12):  # a burst from one socket: 5 pass, then refusals
             say(one, text=f"one {i}")
             results.append(receive_until(one, "error" if len(results) >= 5 else "chat")["type"])

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from anyio.from_thread import BlockingPortal
 from starlette.testclient import TestClient
 
 from gonuts.server.kernel.db import utcnow
@@ -27,6 +28,12 @@ COUNTS: list[list[int]] = [
 ]  # fmt: skip
 
 
+def portal(client: TestClient) -> BlockingPortal:
+    """The app's own event loop (a ``with TestClient(...)`` block is running it)."""
+    assert client.portal is not None
+    return client.portal
+
+
 def check_seated(results: list[tuple[str, int, list[dict[str, Any]]]], names: list[str]) -> None:
     """Every client once, at a table of a count it accepted, under its name; no seat twice."""
     assert len(results) == len(COUNTS)
@@ -37,9 +44,9 @@ def check_seated(results: list[tuple[str, int, list[dict[str, Any]]]], names: li
         assert len(seats) in COUNTS[i], (i, len(seats), COUNTS[i])
         assert seats[seat]["name"] == names[i] and seats[seat]["kind"] == "human"
         humans.setdefault(table, set()).add(seat)
-    for table, seats in humans.items():  # every other seat of those tables is a bot
+    for table, taken in humans.items():  # every other seat of those tables is a bot
         row = next(r for t, _, r in results if t == table)
-        assert {s["seat"] for s in row if s["kind"] == "human"} == seats
+        assert {s["seat"] for s in row if s["kind"] == "human"} == taken
 
 
 async def queue_all(svc: Service, wait: float) -> list[tuple[str, int, list[dict[str, Any]]]]:
@@ -107,7 +114,7 @@ def test_http_play_now_seats_two_addresses(make_app: AppFactory) -> None:
         return a, b
 
     with TestClient(app) as first:
-        answer_a, answer_b = first.portal.call(both)  # (on the app's own event loop)
+        answer_a, answer_b = portal(first).call(both)  # (on the app's own event loop)
         assert answer_a.status_code == 200, answer_a.text
         ana, ben = answer_a.json(), answer_b.json()
         assert set(ana) == {"table", "seat", "token"}
@@ -194,5 +201,5 @@ def test_an_address_has_three_requests_at_most(make_app: AppFactory) -> None:
         return fourth.status_code, fourth.json()["error"]["code"], len(svc.store.waiting(10))
 
     with TestClient(app) as client:
-        status, code, left = client.portal.call(scenario)
+        status, code, left = portal(client).call(scenario)
     assert (status, code, left) == (409, "already_queued", 0)

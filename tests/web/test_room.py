@@ -64,7 +64,9 @@ def test_only_the_host_may(client: TestClient) -> None:
             assert r.status_code == 403 and error_code(r) == "not_host", (path, token, r.text)
     assert client.get(f"/api/tables/{tid}").json()["status"] == "open"
     # the host's own seat stays the host's; a seat that is not there is malformed
-    r = client.post(f"/api/tables/{tid}/seats/0", json={"kind": "bot", "level": "easy"}, headers=auth(ana))
+    r = client.post(
+        f"/api/tables/{tid}/seats/0", json={"kind": "bot", "level": "easy"}, headers=auth(ana)
+    )
     assert r.status_code == 422 and error_code(r) == "malformed"
     r = client.post(f"/api/tables/{tid}/seats/5", json={"kind": "human"}, headers=auth(ana))
     assert r.status_code == 422 and error_code(r) == "malformed"

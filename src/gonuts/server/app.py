@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -55,6 +56,11 @@ def create_app(
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default): the keywords
     are :class:`~gonuts.server.settings.Settings`' (``service``: one made already)."""
+    optional: dict[str, Any] = {}
+    if static_dir is not None:
+        optional["static_dir"] = static_dir
+    if play_now_wait is not None:
+        optional["play_now_wait"] = play_now_wait
     settings = Settings(
         db_url=db_url or default_db_url(),
         bot_delay=bot_delay,
@@ -66,8 +72,7 @@ def create_app(
         think_workers=think_workers,
         think_ray=think_ray,
         clock_scale=clock_scale,
-        **({"static_dir": static_dir} if static_dir is not None else {}),
-        **({"play_now_wait": play_now_wait} if play_now_wait is not None else {}),
+        **optional,
     )
     return build_app(settings, service)
 

@@ -28,9 +28,7 @@ class Service(play.Service):
 
     store: TableStore
 
-    def __init__(
-        self, store: TableStore, *, play_now_wait: float = 30.0, **options: Any
-    ) -> None:
+    def __init__(self, store: TableStore, *, play_now_wait: float = 30.0, **options: Any) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.games = Games(store)

@@ -55,7 +55,9 @@ def test_host_fills_a_seat_with_a_bot_and_starts_early(
     expect(guest.locator("[data-testid^=host-seat-]")).to_have_count(0)
 
     host.get_by_test_id("host-seat-2").select_option("hard")
-    expect(guest.get_by_test_id("room-seat-2")).to_contain_text("Bot 3")  # live, on the guest's page
+    expect(guest.get_by_test_id("room-seat-2")).to_contain_text(
+        "Bot 3"
+    )  # live, on the guest's page
     expect(guest.get_by_test_id("chat-notice").last).to_contain_text("El anfitrión")  # Spanish
     host.screenshot(path=screenshots / "waiting-room-host.png", full_page=True)
     guest.screenshot(path=screenshots / "waiting-room-guest.png", full_page=True)
@@ -73,11 +75,13 @@ def test_host_removes_a_guest_then_cancels(contexts: Contexts) -> None:
     host, ben, cy = contexts.page(), contexts.page(), contexts.page()
     tid = host_table(host, "Ana", 3)
     join(ben, tid, "Ben")
+    expect(ben.get_by_test_id("chat-input")).to_be_visible()  # (its socket is in the room)
     host.get_by_test_id("host-remove-1").click()
     expect(ben.get_by_test_id("room-removed")).to_be_visible()
     expect(host.get_by_test_id("room-seat-1")).not_to_contain_text("Ben")
     join(cy, tid, "Cy")
     expect(host.get_by_test_id("room-seat-1")).to_contain_text("Cy")
+    expect(cy.get_by_test_id("chat-input")).to_be_visible()
     host.get_by_test_id("host-cancel").click()  # asks first
     expect(host.get_by_test_id("host-cancel")).to_contain_text("again")
     host.get_by_test_id("host-cancel").click()

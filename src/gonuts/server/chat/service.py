@@ -101,7 +101,10 @@ class Chat:
         line = check_text(text) if text is not None else str(reaction)
         if not self.store.chat_enabled(table.id):
             raise ServiceError(E.CHAT_OFF)
-        for buckets, key in ((self.per_socket, f"{id(conn)}"), (self.per_seat, f"{table.id}:{seat}")):
+        for buckets, key in (
+            (self.per_socket, f"{id(conn)}"),
+            (self.per_seat, f"{table.id}:{seat}"),
+        ):
             if buckets.take(key) is not None:
                 detail = f"at most {buckets.burst} lines per {buckets.burst / buckets.rate:g} s"
                 raise ServiceError(E.RATE_LIMITED, detail)

@@ -180,7 +180,6 @@ class RatingRow(Base):
     __table_args__ = (Index("ix_gn_ratings_account_rated", "account_id", "rated_at"),)
 
 
-
 class RoomRow(Base):
     """A table's waiting room (migration 0008): who created it (the host, by seat) and whether
     its chat is on. Tables made before, the tutorial's and "play again" tables have none."""
@@ -213,8 +212,8 @@ class PlayNowRow(Base):
     """A client waiting for "Play now" (migration 0008): the queue every process shares.
 
     ``client_key`` (an account, or one of an address's few slots) is unique: it bounds a
-    client's requests in the queue. The matcher fills ``table_id``, ``seat`` and ``token`` (the seat's token, kept only until the
-    waiting request has read it and deleted the row)."""
+    client's requests in the queue. The matcher fills ``table_id``, ``seat`` and ``token``
+    (the seat's token, kept only until the waiting request has read it and deleted the row)."""
 
     __tablename__ = "gn_play_now"
 
@@ -230,6 +229,7 @@ class PlayNowRow(Base):
     table_id: Mapped[str | None] = mapped_column(String(32), default=None)
     seat: Mapped[int | None] = mapped_column(Integer, default=None)
     token: Mapped[str | None] = mapped_column(String(64), default=None)
+
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 FIRST_REVISION: Final = "0001"

@@ -64,10 +64,11 @@ class WaitingRoom:
                 table.bots.pop(s.seat, None)
         self.play.make_bots(table)
 
-    async def set_seat(
+    async def set_seat(  # noqa: PLR0917 - the route's parts
         self, table_id: str, token: str | None, seat: int, kind: str, level: str | None, lang: str
     ) -> LiveTable:
-        """Seat ``seat`` becomes a bot of ``level`` or a free human seat (a guest there loses it)."""
+        """Seat ``seat`` becomes a bot of ``level`` or a free human seat (a guest there loses
+        it)."""
         table, host = await self.host(table_id, token)
         if kind == "bot" and level not in BOT_LEVELS:
             raise ServiceError(E.MALFORMED, "a bot seat needs a level", 422)

@@ -146,7 +146,7 @@ class Matcher:
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
-    async def play_now(  # noqa: PLR0913 - the request's parts
+    async def play_now(
         self,
         client_keys: str | Sequence[str],
         name: str,
@@ -158,8 +158,9 @@ class Matcher:
         gone: Callable[[], Awaitable[bool]] | None = None,
     ) -> tuple[LiveTable, int, str]:
         """Queue the client (one request per key of ``client_keys``: an account has one, an
-        address :data:`PER_ADDRESS`), wait until it is seated; its table, seat and token. ``gone``: whether the client has gone away (it leaves the queue,
-        and ``ServiceError(http_error, 499)`` is raised)."""
+        address :data:`PER_ADDRESS`), wait until it is seated; its table, seat and token.
+        ``gone``: whether the client has gone away (it leaves the queue, and
+        ``ServiceError(http_error, 499)`` is raised)."""
         name = check_name(name)
         counts = check_counts(players)
         rating = rating_of(mu) if mu is not None else None
@@ -226,13 +227,16 @@ class Matcher:
         tokens = [new_token() for _ in members]
         made = list(stored.seats)
         for i, (q, token) in enumerate(zip(members, tokens, strict=True)):
-            made[i] = StoredSeat(i, "human", None, q.name, hash_token(token), account_id=q.account_id)
+            made[i] = StoredSeat(
+                i, "human", None, q.name, hash_token(token), account_id=q.account_id
+            )
         kinds = [kind for kind, _ in seats]
         stored = dataclasses.replace(stored, seats=tuple(made), clock=default_clock(kinds))
         self.lobby.store.create(stored)
         self.lobby.rooms.create_room(stored.id, None, True)  # nobody's host: it starts at once
         assignments = [
-            Assignment(q.id, stored.id, i, t) for i, (q, t) in enumerate(zip(members, tokens))
+            Assignment(q.id, stored.id, i, t)
+            for i, (q, t) in enumerate(zip(members, tokens, strict=True))
         ]
         if not self.store.assign(assignments):  # one of them left: the others wait on
             self.lobby.rooms.cancel(stored.id)

@@ -53,7 +53,7 @@ class Assignment:
 class QueueStore(Database):
     """The clients waiting for "Play now", and where the matcher seated them."""
 
-    def enqueue(  # noqa: PLR0913 - one row's columns
+    def enqueue(  # noqa: PLR0917 - one row's columns
         self,
         client_keys: Sequence[str],
         name: str,
@@ -154,7 +154,9 @@ class QueueStore(Database):
             yield True
             return
         with self.autocommit.connect() as c:
-            got = bool(c.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": MATCHER_LOCK}).scalar())
+            got = bool(
+                c.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": MATCHER_LOCK}).scalar()
+            )
             try:
                 yield got
             finally:

@@ -183,7 +183,7 @@ export class TablePage {
       this.nextTable = summary.next_table;
       this.#renderNextTable();
     }
-    if (!this.started && summary.status === "open") this.#renderWaiting();
+    if (!this.started && summary.status === "open" && !this.left) this.#renderWaiting();
   }
 
   #renderNextTable() {
@@ -236,16 +236,16 @@ export class TablePage {
       }, t("room.start_now")),
       h("button", {
         type: "button", class: "secondary danger", "data-testid": "host-cancel",
-        onclick: (e) => {
+        onclick: async () => {
           // a second click confirms (the first one asks)
-          if (e.currentTarget.dataset.armed !== "1") {
-            e.currentTarget.dataset.armed = "1";
-            e.currentTarget.textContent = t("room.cancel_confirm");
+          if (!this.cancelArmed) {
+            this.cancelArmed = true;
+            this.#renderWaiting();
             return;
           }
-          this.#host(() => roomApi.cancel(this.tableId, token));
+          if (await this.#host(() => roomApi.cancel(this.tableId, token))) this.#leftRoom("cancelled");
         },
-      }, t("room.cancel")));
+      }, t(this.cancelArmed ? "room.cancel_confirm" : "room.cancel")));
   }
 
   /** One of the host's steps; the socket brings everyone the new summary. */
@@ -253,13 +253,17 @@ export class TablePage {
     try {
       const res = await step();
       if (res?.seats) this.#setSummary(res);
+      return true;
     } catch (e) {
       mount(this.banner, h("div", { class: "error-banner", role: "alert", "data-testid": "room-error" }, e.message));
+      return false;
     }
   }
 
   /** The host removed this player, or cancelled the table: say so, stop reconnecting. */
   #leftRoom(why) {
+    if (this.left) return;
+    this.left = why;
     forgetSeat(this.tableId);
     this.socket?.close();
     this.socket = null;
