@@ -38,6 +38,8 @@ class Service(play.Service):
         self.chat = Chat(self, store)
         """Table chat (:mod:`gonuts.server.chat`); the host's steps are noticed in it."""
         self.lobby.room.notices.append(self.chat.notice)
+        self.lobby.room.announcers.append(self.chat.announce_room)  # other processes hear
+        self.chat.room_hooks.append(self.lobby.room.heard)
         self.matcher = Matcher(self.lobby, store, wait=play_now_wait)
         """"Play now" (:mod:`gonuts.server.matching`)."""
 

@@ -10,6 +10,7 @@ it is JSON text, and the browser shows it as text.
 
 On PostgreSQL with several processes, a stored line is announced with ``NOTIFY`` on
 :data:`CHANNEL`; every other process reads it back and tells its own sockets at that table.
+The same channel carries the waiting room's steps (``{"room": 1}``) to :attr:`Chat.room_hooks`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncio
 import json
 import logging
 import unicodedata
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import psycopg
@@ -83,6 +85,10 @@ class Chat:
         """Lines per second and burst of one socket."""
         self.per_seat = BucketMap(*seat_rate)
         """Lines per second and burst of one seat, all its sockets together."""
+        self.room_hooks: list[Callable[[str, str | None, dict[str, Any]], Awaitable[None]]] = []
+        """Called with a table's id and the notice (key, parameters) when another process's
+        host changed its waiting room."""
+        self._hooks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
         self.listening = asyncio.Event()
         """Set while another process's lines can be heard (PostgreSQL; tests wait for it)."""
@@ -143,9 +149,17 @@ class Chat:
     # -- other processes (PostgreSQL) -------------------------------------------------------------
 
     def announce(self, table_id: str, line_id: int) -> None:
+        self._notify({"o": self.store.origin, "t": table_id, "id": line_id})
+
+    def announce_room(self, table_id: str, key: str | None, params: dict[str, Any]) -> None:
+        """Tell the other processes that a host changed this table's waiting room (and the
+        notice to show: ``key``, ``params``)."""
+        self._notify({"o": self.store.origin, "t": table_id, "room": key, "p": params})
+
+    def _notify(self, data: dict[str, Any]) -> None:
         if self.store.dialect != "postgresql":
             return
-        payload = json.dumps({"o": self.store.origin, "t": table_id, "id": line_id})
+        payload = json.dumps(data)
         try:
             with self.store.autocommit.connect() as c:
                 c.execute(sql("SELECT pg_notify(:c, :p)"), {"c": CHANNEL, "p": payload})
@@ -156,10 +170,19 @@ class Chat:
         """Another process stored a line: tell this process's sockets at its table."""
         try:
             data = json.loads(payload)
-            origin, table_id, line_id = str(data["o"]), str(data["t"]), int(data["id"])
+            origin, table_id = str(data["o"]), str(data["t"])
+            line_id = int(data["id"]) if "room" not in data else 0
         except (ValueError, KeyError, TypeError):
             return
         if origin == self.store.origin or table_id not in self.play.tables:
+            return
+        if "room" in data:
+            key = data["room"] if isinstance(data["room"], str) else None
+            params = data.get("p") if isinstance(data.get("p"), dict) else {}
+            for hook in self.room_hooks:
+                task = asyncio.ensure_future(hook(table_id, key, params))
+                self._hooks.add(task)
+                task.add_done_callback(self._hooks.discard)
             return
         found = self.store.chat_line(line_id)
         if found is None or found[0] != table_id:  # (channels are the whole database's)

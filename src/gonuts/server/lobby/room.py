@@ -9,6 +9,10 @@ else is refused with ``not_host``, and every step on a table whose game has star
 room: a new table summary; a removed guest's sockets get ``removed`` and are closed (4403);
 a cancelled table's sockets get ``cancelled`` and are closed (4404). ``notices`` (the chat's,
 wired in :mod:`gonuts.server.service`) say in the room's chat what the host did.
+
+Other processes on the database hear of each step through ``announcers`` (the wiring's
+``NOTIFY``) and :meth:`WaitingRoom.heard`: they catch the table up, seat kinds too (play's own
+catch-up copies names and tokens, not kinds), and tell their own sockets.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ class WaitingRoom:
         self.play = play
         self.store = store
         self.notices: list[Notice] = []
+        self.announcers: list[Callable[[str, str | None, dict[str, Any]], None]] = []
+        """Called with a table's id and the step's notice (key, parameters) after each step
+        (other processes hear it: :meth:`heard`)."""
 
     async def host(self, table_id: str, token: str | None) -> tuple[LiveTable, int]:
         """The table and the host's seat if ``token`` is the host's; ``not_host`` (403) else."""
@@ -51,18 +58,42 @@ class WaitingRoom:
             raise ServiceError(E.NOT_HOST, None, 403)
         return table, host
 
-    def sync(self, table: LiveTable) -> None:
+    def sync(self, table: LiveTable) -> bool:
         """Bring the table up to the database, seat kinds and levels too (the caller holds its
-        lock): another process's host may have changed them."""
+        lock): another process's host may have changed them. False if the table is gone."""
         self.play.relay.refresh(table)
         kinds = self.store.seat_kinds(table.id)
         if kinds is None:
-            return
+            return False
         for s, (kind, level) in zip(table.seats, kinds, strict=False):
             if (s.kind, s.level) != (kind, level):
                 s.kind, s.level = kind, level
                 table.bots.pop(s.seat, None)
         self.play.make_bots(table)
+        return True
+
+    async def heard(self, table_id: str, key: str | None, params: dict[str, Any]) -> None:
+        """Another process's host changed this table: catch up and tell this process's
+        sockets (a removed guest's and a cancelled table's are closed; the notice ``key``)."""
+        table = self.play.tables.get(table_id)
+        if table is None:
+            return
+        async with table.lock:
+            there = self.sync(table)
+            if not there:
+                table.status = "finished"
+        if not there:
+            await self._close_all(table)
+            return
+        for conn in list(table.conns):
+            s = table.seats[conn.seat] if conn.seat is not None else None
+            if s is not None and (s.kind == "bot" or s.token_hash is None):
+                await conn.send({"type": "removed", "table_id": table.id, "seat": s.seat})
+                await conn.close(CLOSE_REMOVED, "removed by the host")
+        await self.play.broadcast_table(table)
+        if key is not None:
+            for notice in self.notices:
+                await notice(table, key, params)
 
     async def set_seat(  # noqa: PLR0917 - the route's parts
         self, table_id: str, token: str | None, seat: int, kind: str, level: str | None, lang: str
@@ -131,6 +162,10 @@ class WaitingRoom:
                 raise ServiceError(E.ALREADY_STARTED)
             # gone from the database; play forgets it like a finished table nobody watches
             table.status = "finished"
+        self._announce(table.id, None, {})
+        await self._close_all(table)
+
+    async def _close_all(self, table: LiveTable) -> None:
         for conn in list(table.conns):
             await conn.send({"type": "cancelled", "table_id": table.id})
             await conn.close(CLOSE_CANCELLED, "the host cancelled the table")
@@ -163,6 +198,11 @@ class WaitingRoom:
             await conn.send({"type": "removed", "table_id": table.id, "seat": seat})
             await conn.close(CLOSE_REMOVED, "removed by the host")
 
+    def _announce(self, table_id: str, key: str | None, params: dict[str, Any]) -> None:
+        for announce in self.announcers:
+            announce(table_id, key, params)
+
     async def _notice(self, table: LiveTable, key: str, **params: Any) -> None:
+        self._announce(table.id, key, params)  # (every step but cancelling ends here)
         for notice in self.notices:
             await notice(table, key, params)
