@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from web.helpers import AppFactory, hello, receive_until
+from web.helpers import AppFactory, hello, receive_until, wait_until
 
 TWO = [{"kind": "human"}, {"kind": "human"}]
 
@@ -117,3 +117,25 @@ def test_rate_limits_per_socket_and_per_seat(client: TestClient) -> None:
                     break
         assert seen == ["chat"] * 3 + ["error"] * 2
     assert len(client.get(f"/api/tables/{tid}/chat").json()["messages"]) == 8
+
+
+def test_the_chat_stays_with_the_finished_game(make_app: AppFactory) -> None:
+    with TestClient(make_app(replace_after=0.0)) as client:
+        r = client.post(
+            "/api/tables",
+            json={"seats": [{"kind": "human"}, {"kind": "bot", "level": "easy"}], "name": "Ana"},
+        )
+        tid, ana = r.json()["table"]["id"], r.json()["token"]
+        with client.websocket_connect(f"/ws/tables/{tid}") as a:
+            assert hello(a, ana)["type"] == "welcome"
+            say(a, text="good game, bot")
+            receive_until(a, "chat")
+        # Ana left: a bot plays her seat to the end
+        wait_until(
+            lambda: client.get(f"/api/tables/{tid}").json()["status"] == "finished",
+            timeout=40,
+            message="the game to finish",
+        )
+        assert client.get(f"/api/games/{tid}/replay").status_code == 200
+        log = client.get(f"/api/tables/{tid}/chat").json()
+        assert [(m["name"], m["text"]) for m in log["messages"]] == [("Ana", "good game, bot")]

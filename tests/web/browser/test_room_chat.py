@@ -5,12 +5,19 @@ reactions and muting; two players pressing "Play now" meet at one table."""
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from pathlib import Path
 
+import httpx
 from playwright.sync_api import Page, expect
+from websockets.sync.client import connect
 
-from .conftest import Contexts
+from .conftest import Contexts, LiveServer
+
+SERVER_OPTIONS = {"replace_after": 0.5}
+"""A player who leaves a game is replaced by a bot at once (the replay test's game ends so)."""
 
 PAYLOADS = [
     '<img src=x onerror="window.__xss = 1">',
@@ -144,4 +151,30 @@ def test_two_players_press_play_now(contexts: Contexts, screenshots: Path) -> No
         page.wait_for_url(re.compile(r"/t/[^/?]+$"))
         expect(page.get_by_test_id("row")).to_be_visible()
     assert ana.url == ben.url
+    assert not contexts.errors, contexts.errors
+
+
+def test_the_replay_shows_the_chat(contexts: Contexts, live_server: LiveServer) -> None:
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    made = httpx.post(live_server.path("/api/tables"), json={"seats": seats, "name": "Ana"}).json()
+    tid, token = made["table"]["id"], made["token"]
+    ws_url = live_server.url.replace("http", "ws", 1) + f"/ws/tables/{tid}"
+    with connect(ws_url) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
+        ws.send(json.dumps({"type": "chat", "text": PAYLOADS[0]}))
+        ws.send(json.dumps({"type": "chat", "reaction": "thanks"}))
+        while json.loads(ws.recv(timeout=10)).get("reaction") != "thanks":
+            pass
+    end = time.monotonic() + 60  # Ana left: a bot plays her seat to the end
+    while httpx.get(live_server.path(f"/api/tables/{tid}")).json()["status"] != "finished":
+        assert time.monotonic() < end, "the game did not finish"
+        time.sleep(0.2)
+    page = contexts.page()
+    page.goto(f"/replay/{tid}")
+    log = page.get_by_test_id("replay-chat")
+    expect(log.locator(".chat-line")).to_have_count(2)
+    assert log.locator(".chat-text").all_text_contents() == [PAYLOADS[0]]
+    expect(log.locator(".chat-reaction")).to_have_text("🙏")
+    assert log.locator("img").count() == 0
+    assert page.evaluate("() => window.__xss === undefined")
     assert not contexts.errors, contexts.errors

@@ -76,7 +76,9 @@ export class ChatPanel {
       h("h3", { id: "chat-title" }, t("chat.title")), this.list, this.form);
   }
 
+  /** The stored log, merged with what the socket brought (by id). */
   async load() {
+    const was = this.enabled;
     try {
       const log = await roomApi.chat(this.tableId);
       this.enabled = log.enabled;
@@ -85,10 +87,12 @@ export class ChatPanel {
     } catch {
       // the table may be gone: the page says so
     }
-    this.render();
+    if (was !== this.enabled || !this.form.childElementCount) this.render();
+    else this.renderLog(); // (a line being typed is kept)
   }
 
   setSeat(seat) {
+    if (this.form.childElementCount && this.seat === (seat ?? null)) return; // (a reconnect)
     this.seat = seat ?? null;
     this.render();
   }

@@ -115,6 +115,7 @@ export class TablePage {
       case "welcome":
         this.seat = msg.spectator ? null : msg.seat;
         this.chat.setSeat(this.seat);
+        this.chat.load(); // what was said before this socket joined (or while it was away)
         this.screen.hintsOn = Boolean(msg.hints);
         this.#setSummary(msg.table);
         break;
