@@ -66,6 +66,7 @@ def test_a_line_reaches_the_table_and_is_kept(client: TestClient) -> None:
         {"text": "   "},
         {"text": "bell\x07"},
         {"text": "sep\u2028arator"},
+        {"text": "evil \u202egnirts"},
         {"reaction": "poop"},
         {},
         {"text": "a", "reaction": "gg"},

@@ -41,6 +41,8 @@ CHANNEL: Final = "gonuts_chat"
 HISTORY: Final = 200
 """Lines a table's chat log answers (its last ones)."""
 BREAKS: Final = frozenset("\u2028\u2029\x85")
+BIDI: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Direction overrides and isolates: they could make a line look like another's words."""
 
 
 def check_text(raw: str) -> str:
@@ -51,7 +53,7 @@ def check_text(raw: str) -> str:
         raise ServiceError(E.MALFORMED, "say something", 422)
     if len(line) > MAX_TEXT:
         raise ServiceError(E.MALFORMED, f"at most {MAX_TEXT} characters", 422)
-    if any(ch in BREAKS or unicodedata.category(ch) == "Cc" for ch in line):
+    if any(ch in BREAKS or ch in BIDI or unicodedata.category(ch) == "Cc" for ch in line):
         raise ServiceError(E.MALFORMED, "one line, without control characters", 422)
     return line
 
