@@ -75,6 +75,14 @@ def test_host_fills_a_seat_with_a_bot_and_starts_early(
     names = guest.locator(".player .player-name").all_inner_texts()
     assert any("Ana" in n for n in names) and any("Ben" in n for n in names), names
     assert sum("Bot" in n for n in names) == 2, names
+    # in the game the chat waits in a corner, closed; opened, it works as before
+    expect(guest.get_by_test_id("chat-input")).to_be_hidden()
+    guest.get_by_test_id("chat-toggle").click()
+    guest.get_by_test_id("chat-input").fill("¡suerte!")
+    guest.get_by_test_id("chat-input").press("Enter")
+    expect(host.get_by_test_id("chat-toggle")).to_contain_text("1 new")
+    host.screenshot(path=screenshots / "game-chat-closed.png")
+    guest.screenshot(path=screenshots / "game-chat-open.png")
     assert not contexts.errors, contexts.errors
 
 

@@ -72,8 +72,39 @@ export class ChatPanel {
     this.muted = new Set(JSON.parse(sessionStorage.getItem(muteKey(tableId)) ?? "[]"));
     this.list = h("ol", { class: "chat-log", "data-testid": "chat-log", "aria-live": "polite" });
     this.form = h("div", { class: "chat-form" });
+    this.title = h("h3", { id: "chat-title" }, t("chat.title"));
+    this.toggle = h("button", {
+      type: "button", class: "secondary chat-toggle", "data-testid": "chat-toggle", "aria-expanded": "false",
+      onclick: () => this.#setOpen(!this.open),
+    });
+    this.body = h("div", { class: "chat-body" }, this.list, this.form);
     this.element = h("section", { class: "panel chat", "aria-labelledby": "chat-title", "data-testid": "chat" },
-      h("h3", { id: "chat-title" }, t("chat.title")), this.list, this.form);
+      h("div", { class: "chat-head" }, this.title, this.toggle), this.body);
+    this.docked = false;
+    this.open = true;
+    this.unread = 0;
+  }
+
+  /** During the game the chat is a small window in the corner, closed until asked for (the
+   * table keeps the whole screen); in the waiting room it is a panel of the page. */
+  setDocked(docked) {
+    if (this.docked === docked) return;
+    this.docked = docked;
+    this.element.classList.toggle("docked", docked);
+    this.#setOpen(!docked);
+  }
+
+  #setOpen(open) {
+    this.open = open;
+    if (open) this.unread = 0;
+    this.element.classList.toggle("closed", !open);
+    this.toggle.setAttribute("aria-expanded", String(open));
+    this.#renderToggle();
+    if (open) this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  #renderToggle() {
+    mount(this.toggle, this.open ? t("chat.hide") : this.unread ? t("chat.show_unread", { n: this.unread }) : t("chat.show"));
   }
 
   /** The stored log, merged with what the socket brought (by id). */
@@ -100,7 +131,13 @@ export class ChatPanel {
   /** A socket message: a line, a notice, or a refusal of ours. */
   onMessage(msg) {
     if (msg.type === "chat") {
-      if (!this.lines.some((m) => m.id === msg.id)) this.lines.push(msg);
+      if (!this.lines.some((m) => m.id === msg.id)) {
+        this.lines.push(msg);
+        if (!this.open && msg.seat !== this.seat && !this.muted.has(msg.seat)) {
+          this.unread += 1;
+          this.#renderToggle();
+        }
+      }
       this.lines = this.lines.slice(-200);
       this.renderLog();
     } else if (msg.type === "chat_notice") {
@@ -136,6 +173,8 @@ export class ChatPanel {
   }
 
   render() {
+    mount(this.title, t("chat.title"));
+    this.#renderToggle();
     this.renderLog();
     if (!this.enabled) {
       mount(this.form, h("p", { class: "muted" }, t("chat.off")));

@@ -124,6 +124,7 @@ export class TablePage {
         break;
       case "state": {
         this.started = true;
+        this.chat.setDocked(true);
         const shown = this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
         this.guide ??= TutorialGuide.forTable(this.body, this.summary, this.seat, this.navigate);
         this.guide?.onState(msg, shown);
