@@ -13,6 +13,7 @@ import pytest
 from anyio.from_thread import BlockingPortal
 from starlette.testclient import TestClient
 
+from gonuts.server.accounts.service import COOKIE
 from gonuts.server.kernel.db import utcnow
 from gonuts.server.kernel.errors import ServiceError
 from gonuts.server.matching.service import plan
@@ -203,3 +204,33 @@ def test_an_address_has_three_requests_at_most(make_app: AppFactory) -> None:
     with TestClient(app) as client:
         status, code, left = portal(client).call(scenario)
     assert (status, code, left) == (409, "already_queued", 0)
+
+
+def test_signed_in_players_sit_under_their_accounts(make_app: AppFactory) -> None:
+    app = make_app(play_now_wait=30)
+
+    async def scenario(cookies: list[str]) -> list[httpx.Response]:
+        async def ask(cookie: str, address: str) -> httpx.Response:
+            transport = httpx.ASGITransport(app=app, client=(address, 50000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                return await c.post(
+                    "/api/play-now",
+                    json={"players": 2, "name": "Impostor"},
+                    headers={"Cookie": f"{COOKIE}={cookie}"},
+                )
+
+        return list(await asyncio.gather(ask(cookies[0], "10.0.1.1"), ask(cookies[1], "10.0.1.2")))
+
+    with TestClient(app) as client:
+        cookies = []
+        for name in ("Ana Account", "Ben Account"):
+            r = client.post(
+                "/api/account/signup", json={"name": name, "password": "a long password"}
+            )
+            assert r.status_code == 201, r.text
+            cookies.append(str(r.cookies[COOKIE]))
+            client.cookies.clear()
+        answers = portal(client).call(scenario, cookies)
+    seated = {a.json()["table"]["seats"][a.json()["seat"]]["name"] for a in answers}
+    assert seated == {"Ana Account", "Ben Account"}  # the accounts' names, not the body's
+    assert answers[0].json()["table"]["id"] == answers[1].json()["table"]["id"]
