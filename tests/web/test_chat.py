@@ -140,3 +140,20 @@ def test_the_chat_stays_with_the_finished_game(make_app: AppFactory) -> None:
         assert client.get(f"/api/games/{tid}/replay").status_code == 200
         log = client.get(f"/api/tables/{tid}/chat").json()
         assert [(m["name"], m["text"]) for m in log["messages"]] == [("Ana", "good game, bot")]
+
+
+def test_play_again_keeps_chat_off(make_app: AppFactory) -> None:
+    with TestClient(make_app(replace_after=0.0)) as client:
+        seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+        r = client.post("/api/tables", json={"seats": seats, "name": "Ana", "chat": False})
+        tid, ana = r.json()["table"]["id"], r.json()["token"]
+        with client.websocket_connect(f"/ws/tables/{tid}") as a:
+            assert hello(a, ana)["type"] == "welcome"
+        wait_until(
+            lambda: client.get(f"/api/tables/{tid}").json()["status"] == "finished",
+            timeout=40,
+            message="the game to finish",
+        )
+        again = client.post(f"/api/tables/{tid}/again", headers={"Authorization": f"Bearer {ana}"})
+        new = again.json()["table"]["id"]
+        assert client.get(f"/api/tables/{new}/room").json() == {"host_seat": None, "chat": False}

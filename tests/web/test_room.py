@@ -52,6 +52,7 @@ def test_bot_seat_becomes_free_and_the_stored_table_follows(client: TestClient) 
 
 def test_only_the_host_may(client: TestClient) -> None:
     tid, ana, ben = host_table(client)
+    assert client.get(f"/api/tables/{tid}/room").json() == {"host_seat": 0, "chat": True}
     for token in (ben, None, "not-a-token"):
         headers = auth(token) if token else {}
         for path, body in (

@@ -132,6 +132,8 @@ class Lobby:
         next_id = table.next_table
         assert next_id is not None
         if created:
+            # the new table keeps the old one's chat setting (and has no host: nobody made it)
+            self.rooms.create_room(next_id, None, self.rooms.room(table.id)[1])
             await self.play.start_if_full(await self.play.get(next_id))
             message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
             for conn in list(table.conns):
