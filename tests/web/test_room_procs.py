@@ -1,6 +1,7 @@
-"""The host's waiting room on two ``gonuts serve`` processes and one PostgreSQL database: the
-host acts on one process, the guests' sockets are on the other, and they follow live (a bot
-put in a seat, a guest removed, the table cancelled), and the other process's summary agrees."""
+"""The host's waiting room and the chat on two ``gonuts serve`` processes and one PostgreSQL
+database: the host acts on one process, the guests' sockets are on the other, and they follow
+live (a chat line each way, a bot put in a seat, a guest removed, the table cancelled), and the
+other process's summary agrees."""
 
 from __future__ import annotations
 
@@ -36,6 +37,16 @@ async def scenario(one: Server, two: Server) -> None:
         for ws, token in ((ben_ws, ben), (cy_ws, cy)):
             await ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
             assert (await until(ws, "welcome"))["seat"] in (1, 2)
+        # a chat line said on process one reaches the sockets on process two
+        async with connect(f"{one.ws}/ws/tables/{tid}") as ana_ws:
+            await ana_ws.send(json.dumps({"type": "hello", "token": host, "lang": "en"}))
+            await until(ana_ws, "welcome")
+            await ana_ws.send(json.dumps({"type": "chat", "text": "hello from one"}))
+            heard = await until(ben_ws, "chat")
+            assert (heard["name"], heard["text"]) == ("Ana", "hello from one")
+            assert (await until(ana_ws, "chat"))["text"] == "hello from one"  # (her own)
+            await ben_ws.send(json.dumps({"type": "chat", "reaction": "hi"}))
+            assert (await until(ana_ws, "chat"))["reaction"] == "hi"
         r = await http.post(f"{one.http}/api/tables/{tid}/seats/3/remove", headers=auth)
         assert r.status_code == 409  # nobody sits there
         # a bot in seat 4, on process one: process two's sockets and summary follow
