@@ -145,6 +145,8 @@ def test_deleting_an_account_leaves_no_row_naming_it(client: TestClient) -> None
         game_id, "neural:1/0", record_text, json.dumps({"players": before["players"]})
     )
     assert reviews.review_count() == 1
+    # and so do its chat lines (said under the name it had)
+    client.app.state.service.store.add_chat(game_id, 0, NAME, "text", "good game")  # type: ignore[attr-defined]
     waiting = seat_with(client, ana, [{"kind": "human"}, {"kind": "human"}])["table"]["id"]
     assert len(rows_naming(client, "quixby")) > 0  # (the scan sees the name while it is there)
 

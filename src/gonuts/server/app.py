@@ -11,16 +11,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from gonuts import __version__
 from gonuts.server.accounts.api import accounts_router
+from gonuts.server.chat.api import chat_handler, chat_router
+from gonuts.server.chat.messages import ChatSay
 from gonuts.server.games.api import games_router
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.kernel.work import BoundedPool
 from gonuts.server.lobby.api import lobby_router
+from gonuts.server.matching.api import matching_router
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
@@ -51,9 +55,15 @@ def create_app(
     think_ray: str | None = None,
     clock_scale: float = 1.0,
     review_bot: str | None = None,
+    play_now_wait: float | None = None,
 ) -> FastAPI:
     """The gonuts web app on the database ``db_url`` (SQLite file by default): the keywords
     are :class:`~gonuts.server.settings.Settings`' (``service``: one made already)."""
+    optional: dict[str, Any] = {}
+    if static_dir is not None:
+        optional["static_dir"] = static_dir
+    if play_now_wait is not None:
+        optional["play_now_wait"] = play_now_wait
     settings = Settings(
         db_url=db_url or default_db_url(),
         bot_delay=bot_delay,
@@ -66,7 +76,7 @@ def create_app(
         think_ray=think_ray,
         clock_scale=clock_scale,
         review_bot=review_bot or DEFAULT_REVIEW_BOT,
-        **({"static_dir": static_dir} if static_dir is not None else {}),
+        **optional,
     )
     return build_app(settings, service)
 
@@ -84,6 +94,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         think_ray=settings.think_ray,
         clock_scale=settings.clock_scale,
         review_bot=settings.review_bot,
+        play_now_wait=settings.play_now_wait,
     )
     replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
 
@@ -121,6 +132,8 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(probes_router(svc.readiness, svc.metrics))
     app.include_router(start_router(lim, BOT_LEVELS))
     app.include_router(lobby_router(svc.lobby, lim))
+    app.include_router(matching_router(svc.matcher))
+    app.include_router(chat_router(svc.chat))
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
     app.include_router(review_router(svc.reviews))
@@ -128,7 +141,9 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         svc.store, svc.games, svc.forget_account
     )
     app.include_router(accounts_api)
-    app.include_router(socket_router(svc, lim, table_messages()))
+    messages = table_messages()
+    messages.on(ChatSay, chat_handler(svc.chat))  # chat beside play's messages
+    app.include_router(socket_router(svc, lim, messages))
     return app
 
 

@@ -1,6 +1,7 @@
 """The server's services wired together on one database: play's :class:`Service` (live
 tables, moves, presence, bots, clock, hints, and the lobby's steps that change a live table),
-with the accounts feature rating every game that finishes, and the finished games' listings.
+with the accounts feature rating every game that finishes, and the finished games' listings;
+the table chat (the waiting room's notices said in it) and the "Play now" queue.
 
 What the app, ``gonuts serve`` and the tests construct; each feature stays ignorant of the
 others (they meet here and in :mod:`gonuts.server.app`).
@@ -16,9 +17,11 @@ from gonuts.game import Game
 from gonuts.record import apply_recorded
 from gonuts.server.accounts.protocol import name_owner
 from gonuts.server.accounts.ratings import rate_finished
+from gonuts.server.chat.service import Chat
 from gonuts.server.games.service import Games
 from gonuts.server.kernel.i18n import DELETED_PLAYER
 from gonuts.server.lobby.service import Lobby
+from gonuts.server.matching.service import Matcher
 from gonuts.server.play import service as play
 from gonuts.server.play.protocol import LiveTable, StoredTable, anonymise_account, scrub_finished
 from gonuts.server.review.service import DEFAULT_REVIEW_BOT, Reviews
@@ -33,15 +36,27 @@ class Service(play.Service):
     store: TableStore
 
     def __init__(
-        self, store: TableStore, *, review_bot: str = DEFAULT_REVIEW_BOT, **options: Any
+        self,
+        store: TableStore,
+        *,
+        review_bot: str = DEFAULT_REVIEW_BOT,
+        play_now_wait: float = 30.0,
+        **options: Any,
     ) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.on_finished.append(self.scrub)
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
-        self.lobby = Lobby(self, name_owner(store))
-        """Creating and joining tables (:mod:`gonuts.server.lobby`)."""
+        self.lobby = Lobby(self, store, name_owner(store))
+        """Creating and joining tables, the host's waiting room (:mod:`gonuts.server.lobby`)."""
+        self.chat = Chat(self, store)
+        """Table chat (:mod:`gonuts.server.chat`); the host's steps are noticed in it."""
+        self.lobby.room.notices.append(self.chat.notice)
+        self.lobby.room.announcers.append(self.chat.announce_room)  # other processes hear
+        self.chat.room_hooks.append(self.lobby.room.heard)
+        self.matcher = Matcher(self.lobby, store, wait=play_now_wait)
+        """"Play now" (:mod:`gonuts.server.matching`)."""
         self.reviews = Reviews(
             store,
             self.games,
@@ -49,6 +64,15 @@ class Service(play.Service):
             processes=bool(options.get("think_workers")),  # where the bots think in processes
         )
         """Finished games' reviews (:mod:`gonuts.server.review`)."""
+
+    async def start(self) -> None:
+        await super().start()
+        await self.chat.start()
+
+    async def close(self) -> None:
+        await self.matcher.close()
+        await self.chat.close()
+        await super().close()
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
@@ -63,6 +87,8 @@ class Service(play.Service):
         of a running game keeps the old name until it ends (then :meth:`scrub`)."""
         sat_at = anonymise_account(self.store, account_id, DELETED_PLAYER)
         self.reviews.store.forget(sat_at)  # a review names the players
+        self.store.rename_speakers(sat_at, DELETED_PLAYER)  # so does a chat line
+        self.store.unqueue_account(account_id)  # and a place in the "Play now" queue
         for table_id in sat_at:
             table = self.tables.get(table_id)
             if table is None:
@@ -100,9 +126,10 @@ class Service(play.Service):
         variants: Sequence[str] = (),
         account: int | None = None,
         clock: int | None = None,
+        chat: bool = True,
     ) -> tuple[LiveTable, int | None, str | None]:
         return await self.lobby.create_table(
-            seats, name, lang, variants=variants, account=account, clock=clock
+            seats, name, lang, variants=variants, account=account, clock=clock, chat=chat
         )
 
     async def open_table(self, stored: StoredTable) -> LiveTable:

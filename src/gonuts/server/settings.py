@@ -3,6 +3,7 @@ shortcuts): :class:`Settings`."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,16 @@ from gonuts.server.transport.pages import STATIC_DIR
 
 def default_db_url() -> str:
     return "sqlite:///gonuts.sqlite3"
+
+
+def default_play_now_wait() -> float:
+    """``GONUTS_PLAY_NOW_WAIT`` (seconds, default 30): how long "Play now" waits for people
+    before bots fill the empty seats."""
+    raw = os.environ.get("GONUTS_PLAY_NOW_WAIT", "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else 30.0
+    except ValueError:
+        return 30.0
 
 
 @dataclass(frozen=True)
@@ -40,3 +51,5 @@ class Settings:
     """Multiplies every table's turn clock (tests shorten it)."""
     review_bot: str = DEFAULT_REVIEW_BOT
     """The analyser of finished games' reviews (docs/review.md, "In the browser")."""
+    play_now_wait: float = field(default_factory=default_play_now_wait)
+    """Seconds "Play now" waits for people before bots fill the table."""

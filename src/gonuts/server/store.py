@@ -8,13 +8,19 @@ database once, as a :class:`TableStore`, and hand each feature its part.
 from __future__ import annotations
 
 from gonuts.server.accounts.store import AccountStore
+from gonuts.server.chat.store import ChatStore
 from gonuts.server.games.store import GamesStore
+from gonuts.server.lobby.store import RoomStore
+from gonuts.server.matching.store import QueueStore
 from gonuts.server.play.store import PlayStore
 from gonuts.server.review.store import ReviewStore
 
 
-class TableStore(PlayStore, GamesStore, AccountStore, ReviewStore):
-    """Tables, seats, actions, finished games, accounts, sessions, ratings and reviews."""
+class TableStore(
+    PlayStore, GamesStore, AccountStore, ReviewStore, RoomStore, ChatStore, QueueStore
+):
+    """Tables, seats, actions, finished games, accounts, sessions and ratings, reviews; waiting
+    rooms, chat, the "Play now" queue."""
 
 
 __all__ = ["TableStore"]

@@ -41,6 +41,11 @@ class ErrorCode(StrEnum):
     DATABASE_UNAVAILABLE = "database_unavailable"
     REVIEW_BUSY = "review_busy"
     REVIEW_UNAVAILABLE = "review_unavailable"
+    NOT_HOST = "not_host"
+    ALREADY_STARTED = "already_started"
+    CHAT_OFF = "chat_off"
+    ALREADY_QUEUED = "already_queued"
+    QUEUE_FULL = "queue_full"
 
 
 E = ErrorCode

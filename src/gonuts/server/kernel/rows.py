@@ -166,3 +166,54 @@ class ReviewRow(Base):
     """SHA-256 of the record reviewed (a record never changes; checked on reading)."""
     review: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RoomRow(Base):
+    """A table's waiting room (migration 0009): who created it (the host, by seat) and whether
+    its chat is on. Tables made before, the tutorial's and "play again" tables have none."""
+
+    __tablename__ = "gn_rooms"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
+    host_seat: Mapped[int | None] = mapped_column(Integer, default=None)
+    chat: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class ChatRow(Base):
+    """One line of a table's chat (migration 0009): a player's text or quick reaction."""
+
+    __tablename__ = "gn_chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))
+    """``text`` or ``reaction`` (``text`` is then the reaction's id)."""
+    text: Mapped[str] = mapped_column(String(1200))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_gn_chat_table", "table_id", "id"),)
+
+
+class PlayNowRow(Base):
+    """A client waiting for "Play now" (migration 0009): the queue every process shares.
+
+    ``client_key`` (an account, or one of an address's few slots) is unique: it bounds a
+    client's requests in the queue. The matcher fills ``table_id``, ``seat`` and ``token``
+    (the seat's token, kept only until the waiting request has read it and deleted the row)."""
+
+    __tablename__ = "gn_play_now"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_key: Mapped[str] = mapped_column(String(80), unique=True)
+    name: Mapped[str] = mapped_column(String(64))
+    lang: Mapped[str] = mapped_column(String(8))
+    counts: Mapped[str] = mapped_column(String(20))
+    """The acceptable player counts, comma-separated (e.g. ``"3,4"``)."""
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("gn_accounts.id"), default=None)
+    rating: Mapped[float | None] = mapped_column(Float, default=None)
+    queued_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    table_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    seat: Mapped[int | None] = mapped_column(Integer, default=None)
+    token: Mapped[str | None] = mapped_column(String(64), default=None)

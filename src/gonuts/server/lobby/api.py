@@ -1,4 +1,5 @@
-"""The lobby's routes: list, create and join tables, the tutorial's table, play again.
+"""The lobby's routes: list, create and join tables, the tutorial's table, play again, and
+the host's waiting room (a seat's kind, removing a guest, starting now, cancelling).
 
 Every new table counts against its creator's open tables (:class:`TableQuota`, 429 beyond).
 """
@@ -7,12 +8,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from gonuts.server.accounts.protocol import CurrentAccount
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.kernel.limits import Limits, TableQuota
-from gonuts.server.lobby.messages import CreateTable, CreateTutorial, JoinTable, Seated, TableList
+from gonuts.server.lobby.messages import (
+    Cancelled,
+    CreateTable,
+    CreateTutorial,
+    JoinTable,
+    Room,
+    Seated,
+    SetSeat,
+    StartNow,
+    TableList,
+)
 from gonuts.server.lobby.service import Lobby
 from gonuts.server.lobby.tutorial import tutorial_table
 from gonuts.server.play.protocol import TableSummary, default_clock, table_summary
@@ -20,6 +31,7 @@ from gonuts.server.transport.middleware import bearer, client_key, request_lang
 from gonuts.server.transport.routes import AuthHeader, api_router
 
 E = ErrorCode
+SeatNo = Annotated[int, Path(ge=0, le=5)]
 
 
 def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
@@ -60,6 +72,7 @@ def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
                 variants=body.variants,
                 account=account.id if account is not None else None,
                 clock=body.clock if "clock" in body.model_fields_set else default_clock(kinds),
+                chat=body.chat,
             )
             made = table.id
         finally:
@@ -123,5 +136,54 @@ def lobby_router(lobby: Lobby, lim: Limits) -> APIRouter:
             if making:
                 quota.settle(key, new_id)
         return {"table": table_summary(await svc.get(new_id)), "seat": seat, "token": token}
+
+    # -- the host's waiting room (the creator's seat token) ------------------------------------
+
+    room = lobby.room
+
+    @api.get("/tables/{table_id}/room", response_model=Room)
+    async def room_info(table_id: str) -> dict[str, Any]:
+        """Who hosts the table (a seat) and whether its chat is on."""
+        table = await svc.get(table_id)
+        host, chat = lobby.rooms.room(table.id)
+        return {"host_seat": host, "chat": chat}
+
+    @api.post("/tables/{table_id}/seats/{seat}", response_model=TableSummary)
+    async def set_seat(
+        table_id: str,
+        seat: SeatNo,
+        body: SetSeat,
+        request: Request,
+        authorization: AuthHeader = None,
+    ) -> dict[str, Any]:
+        """The host makes a seat a bot of a level or a free seat for a person (a guest sitting
+        there loses it); the table starts if every seat is taken then."""
+        table = await room.set_seat(
+            table_id, bearer(authorization), seat, body.kind, body.level, request_lang(request)
+        )
+        return table_summary(table)
+
+    @api.post("/tables/{table_id}/seats/{seat}/remove", response_model=TableSummary)
+    async def remove_guest(
+        table_id: str, seat: SeatNo, authorization: AuthHeader = None
+    ) -> dict[str, Any]:
+        """The host removes the guest sitting at ``seat`` (their sockets are closed)."""
+        return table_summary(await room.remove(table_id, bearer(authorization), seat))
+
+    @api.post("/tables/{table_id}/start", response_model=TableSummary)
+    async def start_now(
+        table_id: str, body: StartNow, request: Request, authorization: AuthHeader = None
+    ) -> dict[str, Any]:
+        """The host starts the game now: bots in the empty seats."""
+        table = await room.start_now(
+            table_id, bearer(authorization), body.level, request_lang(request)
+        )
+        return table_summary(table)
+
+    @api.post("/tables/{table_id}/cancel", response_model=Cancelled)
+    async def cancel(table_id: str, authorization: AuthHeader = None) -> dict[str, Any]:
+        """The host cancels the table before its game starts: it is deleted."""
+        await room.cancel(table_id, bearer(authorization))
+        return {"cancelled": True}
 
     return api

@@ -24,6 +24,8 @@ class CreateTable(Strict):
     clock: int | None = Field(default=None, ge=MIN_CLOCK, le=MAX_CLOCK)
     """Seconds per decision (the turn clock), null for none; absent: the default
     (:func:`gonuts.server.play.clock.default_clock`)."""
+    chat: bool = True
+    """Whether the table's players may chat (the host may turn it off)."""
 
 
 class CreateTutorial(Strict):
@@ -46,3 +48,29 @@ class Seated(Out):
 
 class TableList(Out):
     tables: list[TableSummary]
+
+
+class SetSeat(Strict):
+    """The host's ``POST /api/tables/{id}/seats/{seat}``: a bot of ``level``, or a free seat
+    for a person (a guest sitting there loses it)."""
+
+    kind: Literal["human", "bot"]
+    level: BotLevel | None = None
+
+
+class StartNow(Strict):
+    """The host's ``POST /api/tables/{id}/start``: bots of ``level`` in the empty seats."""
+
+    level: BotLevel | None = None
+
+
+class Cancelled(Out):
+    cancelled: bool
+
+
+class Room(Out):
+    """``GET /api/tables/{id}/room``: the waiting room's host (a seat; null: nobody's, e.g.
+    "Play now" tables) and whether the table's chat is on."""
+
+    host_seat: int | None
+    chat: bool

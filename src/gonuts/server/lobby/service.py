@@ -2,8 +2,9 @@
 
 Each step that changes a live table goes through play's public service (its lock, the relay's
 refresh, :meth:`~gonuts.server.play.service.Service.start_if_full`, the broadcasts); the SQL is
-play's store (tables and seats are play's). Matchmaking ("Play now") and the host's waiting
-room land here.
+play's store (tables and seats are play's). The host's steps in the waiting room are
+:class:`~gonuts.server.lobby.room.WaitingRoom`'s (:attr:`Lobby.room`); a table made here
+records its host and chat setting (``gn_rooms``, :class:`~gonuts.server.lobby.store.RoomStore`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 
 from gonuts.server.kernel.db import hash_token
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.lobby.room import WaitingRoom
 from gonuts.server.lobby.rules import check_name, derived_token, new_table, new_token
+from gonuts.server.lobby.store import RoomStore
 from gonuts.server.lobby.tutorial import again_level
 from gonuts.server.play.protocol import LiveTable, StoredTable, table_summary, with_account
 from gonuts.server.play.service import Service as Play
@@ -25,9 +28,17 @@ E = ErrorCode
 class Lobby:
     """Creating and joining the tables of one :class:`~gonuts.server.play.service.Service`."""
 
-    def __init__(self, play: Play, name_owner: Callable[[str], int | None] | None = None) -> None:
+    def __init__(
+        self,
+        play: Play,
+        rooms: RoomStore,
+        name_owner: Callable[[str], int | None] | None = None,
+    ) -> None:
         self.play = play
         self.store = play.store
+        self.rooms = rooms
+        self.room = WaitingRoom(play, rooms)
+        """The host's steps before the game starts."""
         self.name_owner = name_owner
         """The account that owns a name (folded as accounts fold names), or None: a guest may
         not sit under an account's name (the wiring passes accounts' lookup)."""
@@ -49,9 +60,11 @@ class Lobby:
         variants: Sequence[str] = (),
         account: int | None = None,
         clock: int | None = None,
+        chat: bool = True,
     ) -> tuple[LiveTable, int | None, str | None]:
         """A new table; ``variants``: its house rules (a 422 for an unknown or repeated one);
-        ``account``: the signed-in creator's, linked to their seat (rated games)."""
+        ``account``: the signed-in creator's, linked to their seat (rated games); the creator's
+        seat is the host's (the waiting room); ``chat``: whether its players may chat."""
         stored, my_seat, token = new_table(seats, name, lang, variants)
         if name is not None:
             self.check_owner(name, account)
@@ -59,6 +72,7 @@ class Lobby:
         if account is not None and my_seat is not None:
             stored = with_account(stored, my_seat, account)
         self.store.create(stored)
+        self.rooms.create_room(stored.id, my_seat, chat)
         table = await self.play.get(stored.id)
         await self.play.start_if_full(table)
         return table, my_seat, token
@@ -142,6 +156,8 @@ class Lobby:
         next_id = table.next_table
         assert next_id is not None
         if created:
+            # the new table keeps the old one's chat setting (and has no host: nobody made it)
+            self.rooms.create_room(next_id, None, self.rooms.room(table.id)[1])
             await self.play.start_if_full(await self.play.get(next_id))
             message = {"type": "next_table", "table_id": next_id, "invite_url": f"/t/{next_id}"}
             for conn in list(table.conns):

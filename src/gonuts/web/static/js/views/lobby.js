@@ -1,5 +1,5 @@
-// The lobby: create a table (2–6 seats, each a human or a bot level), the open tables to join,
-// the games in progress to watch.
+// The lobby: "Play now" (a seat at a new table with others from the queue), create a table
+// (2–6 seats, each a human or a bot level), the open tables to join, the games to watch.
 
 import { api } from "../api.js";
 import { h, mount } from "../dom.js";
@@ -9,6 +9,10 @@ import { VARIANTS, variantBadge, variantChoices } from "../variants.js";
 import { TUTORIAL_LEVEL, startTutorial } from "./tutorial.js";
 import { accountNote, signedInName } from "./account.js";
 import { clockChoice } from "../clock.js";
+import { roomApi } from "./chat.js";
+
+/** "Play now"'s choices: any count, or one of them. */
+const PLAY_NOW_CHOICES = ["any", "2", "3", "4", "5", "6"];
 
 const SEAT_CHOICES = ["human", "easy", "medium", "hard"];
 
@@ -56,6 +60,7 @@ export class LobbyPage {
 
   stop() {
     clearInterval(this.timer);
+    this.queued?.abort(); // leaving the lobby leaves the queue
   }
 
   async refresh() {
@@ -76,6 +81,7 @@ export class LobbyPage {
     this.tableBox = h("div", { "data-testid": "table-list" });
     mount(this.root,
       h("div", { class: "lobby" },
+        this.#playNowPanel(),
         h("section", { class: "panel learn", "aria-labelledby": "learn-title" },
           h("h2", { id: "learn-title" }, t("tutorial.learn")),
           h("p", { class: "muted" }, t("tutorial.learn_hint")),
@@ -95,6 +101,9 @@ export class LobbyPage {
             h("summary", {}, t("lobby.more_options")),
             variantChoices(this.variants),
             (this.clock = clockChoice()).element),
+          h("label", { class: "toggle", for: "chat-on" },
+            (this.chatOn = h("input", { type: "checkbox", id: "chat-on", "data-testid": "chat-on", checked: true })),
+            t("chat.allow")),
           h("div", { class: "row-inline" },
             h("button", { type: "button", "data-testid": "create", onclick: () => this.#create() }, t("lobby.create")))),
         h("section", { class: "panel", "aria-labelledby": "tables-title" },
@@ -102,6 +111,53 @@ export class LobbyPage {
           this.tableBox)));
     this.renderSeats();
     this.renderTables();
+  }
+
+  #playNowPanel() {
+    this.playNowBox = h("div", { class: "row-inline" });
+    this.playNowPanel = h("section", { class: "panel play-now", "aria-labelledby": "play-now-title", "data-testid": "play-now-panel" },
+      h("h2", { id: "play-now-title" }, t("playnow.title")),
+      h("p", { class: "muted" }, t("playnow.hint")),
+      this.playNowBox);
+    this.#renderPlayNow();
+    return this.playNowPanel;
+  }
+
+  #renderPlayNow(error = "") {
+    if (this.queued) {
+      mount(this.playNowBox,
+        h("span", { role: "status", "data-testid": "play-now-waiting" }, t("playnow.waiting")),
+        h("button", { type: "button", class: "secondary", "data-testid": "play-now-cancel", onclick: () => this.queued?.abort() }, t("playnow.cancel")));
+      return;
+    }
+    const count = h("select", { id: "play-now-count", "data-testid": "play-now-count" },
+      PLAY_NOW_CHOICES.map((c) => h("option", { value: c, selected: c === (this.playNowCount ?? "any") },
+        c === "any" ? t("playnow.any") : t("playnow.players", { n: c }))));
+    count.addEventListener("change", () => { this.playNowCount = count.value; });
+    mount(this.playNowBox,
+      h("label", { for: "play-now-count" }, t("playnow.how_many"), count),
+      h("button", { type: "button", "data-testid": "play-now", onclick: () => this.#playNow() }, t("playnow.button")),
+      error ? h("div", { class: "error-banner", role: "alert" }, error) : null);
+  }
+
+  async #playNow() {
+    const showError = (m) => this.#renderPlayNow(m);
+    const name = readName(this.nameBox, showError);
+    if (!name) return;
+    const choice = this.playNowCount ?? "any";
+    const players = choice === "any" ? [2, 3, 4, 5, 6] : Number(choice);
+    this.queued = new AbortController();
+    this.#renderPlayNow();
+    try {
+      const res = await roomApi.playNow(players, name, this.queued.signal);
+      this.queued = null;
+      saveSeat(res.table.id, res.seat, res.token);
+      this.navigate(`/t/${res.table.id}`);
+    } catch (e) {
+      const aborted = this.queued?.signal.aborted;
+      this.queued = null;
+      this.#renderPlayNow(aborted ? "" : e.message);
+    }
   }
 
   renderSeats() {
@@ -161,7 +217,7 @@ export class LobbyPage {
     if (hasHuman && !name) return;
     const seats = this.seats.map((c) => (c === "human" ? { kind: "human" } : { kind: "bot", level: c }));
     try {
-      const res = await api.create(seats, name ?? undefined, { variants: VARIANTS.filter((v) => this.variants.has(v)), ...this.clock.value() });
+      const res = await api.create(seats, name ?? undefined, { variants: VARIANTS.filter((v) => this.variants.has(v)), ...this.clock.value(), chat: this.chatOn.checked });
       saveSeat(res.table.id, res.seat, res.token);
       this.navigate(`/t/${res.table.id}${res.token ? "" : "?watch=1"}`);
     } catch (e) {

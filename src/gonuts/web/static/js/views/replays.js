@@ -20,6 +20,7 @@ function icon(name) {
 import { TableScreen } from "./table.js";
 import { ReviewPanel } from "./review.js";
 import { variantBadge } from "../variants.js";
+import { chatLog } from "./chat.js";
 
 export class ReplayListPage {
   /** @param {HTMLElement} root @param {(path: string) => void} navigate */
@@ -82,6 +83,7 @@ export class ReplayPage {
       this.viewer = new ReplayViewer(this.root, replay, this.gameId);
       // "Review this game" on the end screen opens the replay with ?review=1: start it at once
       this.viewer.start({ review: new URLSearchParams(location.search).has("review") });
+      this.root.append(chatLog(this.gameId)); // what the players said (views/chat.js)
     } catch (e) {
       // An unknown id is a missing game (the server's code names a table, its shared store).
       const message = e?.status === 404 ? t("replay.not_found") : e.message;

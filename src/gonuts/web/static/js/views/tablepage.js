@@ -1,15 +1,19 @@
-// /t/{id}: the waiting room while seats fill, then the live table over the WebSocket.
+// /t/{id}: the waiting room while seats fill (the host's controls: a seat's kind, removing a
+// guest, starting now, cancelling), then the live table over the WebSocket; the chat beside.
 
 import { api } from "../api.js";
 import { h, mount } from "../dom.js";
 import { currentLanguage, displayName, onLanguageChange, t } from "../i18n.js";
-import { saveSeat, seatFor } from "../session.js";
+import { forgetSeat, saveSeat, seatFor } from "../session.js";
 import { TableSocket } from "../socket.js";
 import { TurnClock } from "../clock.js";
 import { nameInput, readName } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { TutorialGuide } from "./tutorial.js";
 import { accountApi, knownAccount, refreshAccount } from "./account.js";
+import { ChatPanel, roomApi } from "./chat.js";
+
+const HOST_CHOICES = ["human", "easy", "medium", "hard"];
 
 export class TablePage {
   /**
@@ -29,6 +33,8 @@ export class TablePage {
     this.nextTable = null;
     this.banner = h("div", { class: "banner-area" });
     this.body = h("div");
+    this.room = { host_seat: null, chat: true };
+    this.chat = new ChatPanel({ tableId, send: (m) => this.socket?.send(m) });
     this.clock = new TurnClock({ send: (m) => this.socket?.send(m) });
     this.screen = new TableScreen(this.body, {
       clock: this.clock,
@@ -43,11 +49,14 @@ export class TablePage {
   }
 
   async start() {
-    mount(this.root, this.banner, this.body);
+    mount(this.root, this.banner, this.body, this.chat.element);
     mount(this.body, h("p", { class: "muted" }, t("app.loading")));
     try {
       this.summary = await api.table(this.tableId);
+      this.room = await roomApi.room(this.tableId).catch(() => this.room);
+      this.chat.load();
     } catch {
+      this.chat.element.remove();
       mount(this.body, h("div", { class: "error-banner", role: "alert" }, t("error.table_gone")),
         h("a", { href: "/", "data-link": "" }, t("end.back")));
       return;
@@ -61,6 +70,7 @@ export class TablePage {
   rerender() {
     if (!this.started && this.summary?.status === "open") this.#renderWaiting();
     else this.screen.render();
+    this.chat.render();
   }
 
   stop() {
@@ -94,8 +104,18 @@ export class TablePage {
   #onMessage(msg) {
     this.clock.onMessage(msg); // countdowns, timeouts, "while you were away", "your turn"
     switch (msg.type) {
+      case "chat":
+      case "chat_notice":
+        this.chat.onMessage(msg);
+        break;
+      case "removed":
+      case "cancelled":
+        this.#leftRoom(msg.type);
+        break;
       case "welcome":
         this.seat = msg.spectator ? null : msg.seat;
+        this.chat.setSeat(this.seat);
+        this.chat.load(); // what was said before this socket joined (or while it was away)
         this.screen.hintsOn = Boolean(msg.hints);
         this.#setSummary(msg.table);
         break;
@@ -104,6 +124,7 @@ export class TablePage {
         break;
       case "state": {
         this.started = true;
+        this.chat.setDocked(true);
         const shown = this.screen.update(msg, { names: msg.view.players, seats: this.summary?.seats, gameId: this.tableId });
         this.guide ??= TutorialGuide.forTable(this.body, this.summary, this.seat, this.navigate);
         this.guide?.onState(msg, shown);
@@ -119,6 +140,8 @@ export class TablePage {
       case "error":
         if (msg.code === "bad_token") {
           mount(this.banner, h("div", { class: "error-banner", role: "alert" }, msg.message));
+        } else if (!this.started) {
+          mount(this.banner, h("div", { class: "error-banner", role: "alert", "data-testid": "room-error" }, msg.message));
         } else {
           this.screen.showError(msg.message);
         }
@@ -162,7 +185,7 @@ export class TablePage {
       this.nextTable = summary.next_table;
       this.#renderNextTable();
     }
-    if (!this.started && summary.status === "open") this.#renderWaiting();
+    if (!this.started && summary.status === "open" && !this.left) this.#renderWaiting();
   }
 
   #renderNextTable() {
@@ -184,6 +207,76 @@ export class TablePage {
     }
   }
 
+  /** The host's choice for one seat: a person or a bot of a level; remove a seated guest. */
+  #seatControls(s, token) {
+    const current = s.kind === "bot" ? (s.level ?? "medium") : "human";
+    const select = h("select", {
+        "data-testid": `host-seat-${s.seat}`, "aria-label": t("room.seat_kind", { n: s.seat + 1 }),
+        onchange: (e) => {
+          const value = e.target.value;
+          this.#host(() => roomApi.setSeat(this.tableId, s.seat,
+            value === "human" ? { kind: "human" } : { kind: "bot", level: value }, token));
+        },
+      },
+      HOST_CHOICES.map((c) => h("option", { value: c, selected: c === current },
+        c === "human" ? t("lobby.human") : `${t("lobby.bot")} · ${t(`lobby.level.${c}`)}`)));
+    return h("span", { class: "host-controls" }, " ", select,
+      s.kind === "human" && s.taken
+        ? h("button", {
+          type: "button", class: "secondary", "data-testid": `host-remove-${s.seat}`,
+          onclick: () => this.#host(() => roomApi.remove(this.tableId, s.seat, token)),
+        }, t("room.remove"))
+        : null);
+  }
+
+  /** Start now (bots in the empty seats) and cancel the table. */
+  #hostActions(token) {
+    return h("div", { class: "row-inline host-actions" },
+      h("button", {
+        type: "button", "data-testid": "host-start",
+        onclick: () => this.#host(() => roomApi.start(this.tableId, null, token)),
+      }, t("room.start_now")),
+      h("button", {
+        type: "button", class: "secondary danger", "data-testid": "host-cancel",
+        onclick: async () => {
+          // a second click confirms (the first one asks)
+          if (!this.cancelArmed) {
+            this.cancelArmed = true;
+            this.#renderWaiting();
+            return;
+          }
+          if (await this.#host(() => roomApi.cancel(this.tableId, token))) this.#leftRoom("cancelled");
+        },
+      }, t(this.cancelArmed ? "room.cancel_confirm" : "room.cancel")));
+  }
+
+  /** One of the host's steps; the socket brings everyone the new summary. */
+  async #host(step) {
+    try {
+      const res = await step();
+      if (res?.seats) this.#setSummary(res);
+      return true;
+    } catch (e) {
+      mount(this.banner, h("div", { class: "error-banner", role: "alert", "data-testid": "room-error" }, e.message));
+      return false;
+    }
+  }
+
+  /** The host removed this player, or cancelled the table: say so, stop reconnecting. */
+  #leftRoom(why) {
+    if (this.left) return;
+    this.left = why;
+    forgetSeat(this.tableId);
+    this.socket?.close();
+    this.socket = null;
+    mount(this.banner);
+    mount(this.body,
+      h("div", { class: "prompt", role: "alert", "data-testid": `room-${why}` },
+        t(why === "removed" ? "room.you_were_removed" : "room.was_cancelled")),
+      h("a", { href: "/", "data-link": "" }, t("end.back")));
+    this.chat.element.remove();
+  }
+
   /** Waiting for players: the seats, the invite link, and a join form for a visitor. */
   #renderWaiting() {
     const summary = this.summary;
@@ -193,6 +286,7 @@ export class TablePage {
     const copied = h("span", { class: "muted", role: "status" });
     const errorBox = h("div", { role: "alert" });
     const name = nameInput("join-name");
+    const hosting = Boolean(mine) && mine.seat === this.room.host_seat;
     const join = async () => {
       const showError = (m) => mount(errorBox, h("div", { class: "error-banner" }, m));
       const value = readName(name, showError);
@@ -231,10 +325,13 @@ export class TablePage {
           copied),
         h("h3", {}, t("lobby.seats")),
         h("ul", { class: "seats-status" }, summary.seats.map((s) =>
-          h("li", {},
+          h("li", { "data-testid": `room-seat-${s.seat}` },
             `${t("lobby.seat", { n: s.seat + 1 })}: `,
             s.kind === "bot" ? `${displayName(s.name)} ` : s.taken ? h("strong", {}, s.name) : h("em", { class: "muted" }, t("lobby.free_seat")),
-            mine?.seat === s.seat ? ` (${t("lobby.you")})` : ""))),
+            mine?.seat === s.seat ? ` (${t("lobby.you")})` : "",
+            s.seat === this.room.host_seat ? h("span", { class: "host-badge" }, ` ${t("room.host")}`) : null,
+            hosting && s.seat !== mine.seat ? this.#seatControls(s, mine.token) : null))),
+        hosting ? this.#hostActions(mine.token) : null,
         mine ? null : [
           errorBox,
           h("div", { class: "row-inline" },
