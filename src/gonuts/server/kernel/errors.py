@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     BAD_CREDENTIALS = "bad_credentials"
     NAME_TAKEN = "name_taken"
     UNKNOWN_PLAYER = "unknown_player"
+    PICK_FINAL = "pick_final"
 
 
 E = ErrorCode

@@ -26,6 +26,7 @@ from gonuts.game import Game
 from gonuts.server.kernel import i18n
 from gonuts.server.kernel.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.play import picks
 from gonuts.server.play.clock import deadlines_json, replace_in
 from gonuts.server.play.live import LiveTable
 from gonuts.server.transport.wire import ErrorMessage, Out, Strict
@@ -42,6 +43,8 @@ class ActBody(Strict):
     action: str = Field(max_length=64)
     id: str | None = Field(default=None, max_length=40)
     """Optional client id: a retried request with the same id is not applied twice."""
+    change: bool = False
+    """Replace my secret choice (a pick, a Cinnamon Twist pass) made earlier in this phase."""
 
 
 class Hello(Strict):
@@ -52,6 +55,14 @@ class Hello(Strict):
 
 class Act(Strict):
     type: Literal["act"]
+    action: str = Field(max_length=64)
+    id: str | None = Field(default=None, max_length=40)
+
+
+class Change(Strict):
+    """Replace my secret choice of this simultaneous phase, until the last seat has chosen."""
+
+    type: Literal["change"]
     action: str = Field(max_length=64)
     id: str | None = Field(default=None, max_length=40)
 
@@ -76,8 +87,12 @@ class Back(Strict):
     type: Literal["back"]
 
 
-ClientMessage = Annotated[Hello | Act | Hints | Lang | Ping | Back, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping | Back] = TypeAdapter(ClientMessage)
+ClientMessage = Annotated[
+    Hello | Act | Change | Hints | Lang | Ping | Back, Field(discriminator="type")
+]
+CLIENT_MESSAGE: TypeAdapter[Hello | Act | Change | Hints | Lang | Ping | Back] = TypeAdapter(
+    ClientMessage
+)
 
 # -- server -> client: HTTP responses and socket messages -----------------------------------------
 
@@ -145,6 +160,9 @@ class State(Out):
     breakdown: list[dict[str, Any]] | None
     deadlines: dict[str, float]
     """Seconds left to each human seat that must decide now, by seat (the turn clock)."""
+    change: list[dict[str, Any]]
+    """What this seat may replace its secret choice with (``change`` message), as ``legal``
+    entries; [] when it has no choice open to change (and for spectators)."""
 
 
 class Ack(Out):
@@ -152,6 +170,8 @@ class Ack(Out):
     id: str | None
     action: str
     version: int
+    changed: bool = False
+    """True: the answer to a ``change`` (the choice was replaced; the version is unchanged)."""
 
 
 class HintMessage(Out):
@@ -282,6 +302,9 @@ def state_message(
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
         "deadlines": deadlines_json(table) if deadlines is None else deadlines,
+        "change": [action_json(a, names, lang) for a in picks.options(game, seat, table.pending)]
+        if seat is not None
+        else [],
     }
     return msg, len(view.events)
 

@@ -38,6 +38,7 @@ from gonuts.server.lobby.protocol import (
     TUTORIAL_LEVEL,
     TutorialBot,
 )
+from gonuts.server.play import picks
 from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
 from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable, Seat
 from gonuts.server.play.messages import (
@@ -253,11 +254,30 @@ class Service:
 
     @staticmethod
     def _replay(table: LiveTable, game: Game, actions: Sequence[StoredAction]) -> None:
-        """Apply stored actions to ``game`` and remember their client ids."""
+        """Apply stored actions to ``game``, remember their client ids and follow the
+        pending secret choices (``table.pending``)."""
         for a in actions:
+            before = picks.events_count(game)
             apply_recorded(game, a.seq, a.seat, a.notation)
+            table.pending = picks.track(table.pending, game, before, a)
             if a.client_id is not None:
                 table.remember(a.seat, a.client_id, a.notation, a.seq + 1)
+
+    def _changed_elsewhere(self, table: LiveTable) -> bool:
+        """Whether another process changed a pending choice of ``table`` in the database;
+        if so the game is rebuilt from the stored actions (the caller holds the lock)."""
+        if not table.pending or table.game is None:
+            return False
+        mine = {a.seq: a for a in table.pending.values()}
+        stored = self.store.actions_since(table.id, min(mine))
+        if all(mine.get(a.seq, a) == a for a in stored):
+            return False
+        table.pending, table.acked, table.clocked = {}, {}, {}
+        game = table.new_game()
+        everything = self.store.actions_since(table.id, 0)
+        self._replay(table, game, everything)
+        table.advance(game, len(everything))
+        return True
 
     def catch_up(self, table: LiveTable) -> Changes:
         """Bring ``table`` up to the database: seats, status, next table, new actions.
@@ -282,6 +302,9 @@ class Service:
         if stored.status != "open" and table.game is None:
             table.game = table.new_game()
             changes.state = True
+        if self._changed_elsewhere(table):
+            changes.state = True
+            actions = self.store.actions_since(table.id, table.version)
         if actions and table.game is not None:
             game = table.game.copy()
             self._replay(table, game, actions)
@@ -487,6 +510,9 @@ class Service:
             return self.apply_locked(table, seat, notation, client_id)
         seq = table.version
         stored = StoredAction(seq, seat, notation, client_id)
+        pending = picks.track(table.pending, trial, picks.events_count(table.game), stored)
+        # an action closing a simultaneous phase is built on the others' pending choices
+        expect = picks.expected(table.pending, seat) if not pending else ()
         finished = None
         if trial.is_over:
             finished = FinishedGame(
@@ -497,7 +523,7 @@ class Service:
             )
         self._stores += 1
         try:
-            self.store.append_action(table.id, stored, finished)
+            self.store.append_action(table.id, stored, finished, expect)
         except ActionTakenError:
             # another server process took action ``seq`` (or this id) first: catch up, try again
             if not self.catch_up(table).state:
@@ -507,6 +533,7 @@ class Service:
         finally:
             self._stores -= 1
         table.advance(trial, seq + 1)
+        table.pending = pending
         if client_id is not None:
             table.remember(seat, client_id, notation, seq + 1)
         if trial.is_over:
@@ -514,6 +541,80 @@ class Service:
             for finished_hook in self.on_finished:
                 finished_hook(table.id, trial)
         return seq + 1, False
+
+    async def change(
+        self,
+        table: LiveTable,
+        seat: int,
+        notation: str,
+        ack: Callable[[int], Awaitable[None]] | None = None,
+        *,
+        client_id: str | None = None,
+    ) -> int:
+        """Replace ``seat``'s secret choice (a pick, a Cinnamon Twist pass) before the reveal:
+        commit, ``ack``, and send the new state to that seat's own sockets only (nobody else
+        learns of it); the version. ``pick_final`` once the last seat has chosen."""
+        if client_id is not None and client_id.startswith(CLOCK_ID):
+            raise ServiceError(E.MALFORMED, f"ids starting with {CLOCK_ID!r} are the server's", 422)
+        async with table.lock:
+            version, replayed = self.change_locked(table, seat, notation, client_id)
+            if ack is not None:
+                await ack(version)
+        if not replayed:
+            self.metrics.moves.labels("change").inc()
+            for conn in list(table.conns):
+                if conn.seat == seat:
+                    self._push_state(table, conn, deadlines=deadlines_json(table))
+        return version
+
+    def change_locked(
+        self, table: LiveTable, seat: int, notation: str, client_id: str | None = None
+    ) -> tuple[int, bool]:
+        """Rewrite ``seat``'s pending choice as ``notation`` (the caller holds the lock):
+        (version, replayed). Stored first (the action keeps its number), then made current."""
+        if client_id is not None:
+            done = table.acked.get((seat, client_id))
+            if done is not None:
+                if done[0] != notation:
+                    used = f"id {client_id!r} was used for {done[0]!r}"
+                    raise ServiceError(E.MALFORMED, used, 422)
+                return done[1], True
+        try:
+            action = parse_action(notation)
+        except MalformedActionError:
+            raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
+        game = table.game
+        if table.status == "open" or game is None:
+            raise ServiceError(E.NOT_STARTED)
+        old = table.pending.get(seat)
+        if old is None:
+            if self.relay.refresh(table).state:  # another process may be ahead of this one
+                return self.change_locked(table, seat, notation, client_id)
+            raise ServiceError(E.GAME_OVER if game.is_over else E.PICK_FINAL)
+        if action not in picks.options(game, seat, table.pending):
+            raise ServiceError(E.ILLEGAL, notation)
+        version = table.version
+        new = StoredAction(old.seq, seat, notation, client_id)
+        if notation == old.notation and client_id == old.client_id:
+            return version, False
+        trial = picks.replaced(table.new_game(), game, old.seq, notation)
+        self._stores += 1
+        try:
+            self.store.replace_action(table.id, new, version)
+        except ActionTakenError:
+            if not self.catch_up(table).state:
+                raise ServiceError(E.PICK_FINAL) from None
+            self._spawn(self.broadcast_state(table))
+            return self.change_locked(table, seat, notation, client_id)
+        finally:
+            self._stores -= 1
+        table.advance(trial, version)
+        table.pending = {**table.pending, seat: new}
+        if old.client_id is not None:
+            table.acked.pop((seat, old.client_id), None)
+        if client_id is not None:
+            table.remember(seat, client_id, notation, version)
+        return version, False
 
     @staticmethod
     def _trial(table: LiveTable, seat: int, action: Action, notation: str) -> Game:
