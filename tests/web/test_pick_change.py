@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 from tests.web.browser.stacked import play_to, store_table
 from tests.web.helpers import AppFactory, auth, create, error_code, hello, receive_until, state
+from tests.web.test_postgres import eventually, query, relay, run, two_player_table
 
 from gonuts.game import Game
 from gonuts.record import Record
+from gonuts.server.kernel.errors import ServiceError
 from gonuts.server.kernel.limits import Limits
+from gonuts.server.play.live import LiveTable
 from gonuts.server.play.messages import SERVER_MESSAGE
+from gonuts.server.service import Service
 from gonuts.state import Phase
 
 HUMANS3 = [{"kind": "human"}, {"kind": "human"}, {"kind": "human"}]
@@ -179,3 +184,61 @@ def test_a_cinnamon_twist_pass_can_be_changed(make_app: AppFactory, db_url: str)
         assert changed["view"]["my_pass"] == passes[-1].split()[1]
     with TestClient(make_app(bot_delay=60)) as client:
         assert {**state(client, tid, token), "deadlines": {}} == {**changed, "deadlines": {}}
+
+
+def test_a_change_on_one_process_wins_the_reveal_on_another(pg_url: str) -> None:
+    """Process one changes Ana's pick; process two, which does not hear of UPDATEs, stores
+    Ben's last pick: its check of the pending picks fails, it catches up and reveals the new
+    one. And a change arriving after the reveal on the other process is ``pick_final``."""
+
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        await one.act(t1, 0, "pick 1")
+        await eventually(lambda: t2.version == 1, "Ana's pick to reach process two")
+        assert await one.change(t1, 0, "pick 3") == 1
+        assert t2.pending[0].notation == "pick 1"  # process two has not heard
+        await two.act(t2, 1, "pick 2")
+        assert revealed(t2) == [3, 2]
+        await eventually(lambda: t1.version == 2, "the reveal to reach process one")
+        assert revealed(t1) == [3, 2]
+        with pytest.raises(ServiceError) as refused:
+            await one.change(t1, 0, "pick 1")
+        assert refused.value.code == "pick_final"
+        rows = query(
+            one,
+            "SELECT seat, notation FROM gn_actions WHERE table_id = :t ORDER BY seq",
+            t=table_id,
+        )
+        assert rows == [(0, "pick 3"), (1, "pick 2")]
+
+    run(pg_url, body)
+
+
+def test_a_late_change_on_a_process_that_has_not_heard_is_final(pg_url: str) -> None:
+    async def body(one: Service, two: Service) -> None:
+        table_id, _, _ = await two_player_table(one, two)
+        t1, t2 = await one.get(table_id), await two.get(table_id)
+        await eventually(lambda: t1.status == "playing", "the start to reach process one")
+        await one.act(t1, 0, "pick 1")
+        await eventually(lambda: t2.version == 1, "Ana's pick to reach process two")
+        await relay(one).close()  # process one is deaf from now on
+        await two.act(t2, 1, "pick 2")  # the reveal, on process two
+        assert t1.version == 1 and 0 in t1.pending
+        with pytest.raises(ServiceError) as refused:
+            await one.change(t1, 0, "pick 3")
+        assert refused.value.code == "pick_final" and t1.version >= 2
+        assert revealed(t1) == [1, 2]
+
+    run(pg_url, body)
+
+
+def revealed(table: LiveTable) -> list[int]:
+    """The positions of the table's last reveal."""
+    assert table.game is not None
+    events = [e.to_json() for e in table.game.event_log]
+    positions: list[int] = [e for e in events if e["type"] == "selections_revealed"][-1][
+        "positions"
+    ]
+    return positions
