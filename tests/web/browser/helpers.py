@@ -50,7 +50,8 @@ def act_once(
                 before_dialog()
             options.nth(rng.randrange(options.count())).click(timeout=QUICK_MS)
             return True
-        picks = page.locator("[data-testid=row] button.card:enabled")
+        # (not a change of a pick already made: data-change, issue 25)
+        picks = page.locator("[data-testid=row] button.card:enabled:not([data-change])")
         powers = picks.filter(has=page.locator(".star"))
         if prefer_power and powers.count():
             powers.nth(rng.randrange(powers.count())).click(timeout=QUICK_MS)

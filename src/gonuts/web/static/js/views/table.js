@@ -15,6 +15,8 @@ import { variantBadge } from "../variants.js";
  * @typedef {object} View  the server's PlayerView as JSON (docs/protocol.md)
  * @typedef {object} TableHandlers
  * @property {(action: string) => void} [act]        send a decision (absent: spectator / replay)
+ * @property {(action: string) => void} [change]     replace my secret choice before the reveal
+ *   (absent: sent as a `change` message through the clock's socket sender)
  * @property {(on: boolean) => void} [toggleHints]   switch hints for this seat
  * @property {() => void} [playAgain]
  * @property {import("../clock.js").TurnClock} [clock]   countdowns and "a bot plays for you"
@@ -44,6 +46,7 @@ export class TableScreen {
     this.hints = null;
     this.hintsOn = false;
     this.pending = null; // the action we sent and await an answer for
+    this.change = []; // what my secret choice may still be changed to (state.change)
     this.dialog = null;
     this.queue = Promise.resolve();
     this.log = [];
@@ -135,6 +138,7 @@ export class TableScreen {
     }
     this.view = state.view;
     this.version = state.version;
+    this.change = state.change ?? [];
     this.pending = null;
     this.dialogHidden = false;
     this.render();
@@ -186,6 +190,20 @@ export class TableScreen {
     this.error = "";
     this.#closeDialog();
     this.handlers.act(action);
+    this.render();
+  }
+
+  /** Replace my pick (or Cinnamon Twist pass) until everyone has chosen (docs/protocol.md,
+   * "Changing a pick"): the server answers my own sockets only. */
+  #sendChange(action) {
+    if (this.pending) return;
+    const send = this.handlers.change
+      ?? ((a) => this.handlers.clock?.send?.({ type: "change", action: a }));
+    if (!send) return;
+    this.pending = action;
+    this.error = "";
+    this.#closeDialog();
+    send(action);
     this.render();
   }
 
@@ -254,7 +272,7 @@ export class TableScreen {
           h("div", { class: "prompt-line" },
             this.#prompt(view, names, decision),
             this.handlers.clock?.mine(view)),
-          this.#row(view, names, selecting ? decision : []),
+          this.#row(view, names, selecting ? decision : [], selecting ? this.change : []),
           h("div", { class: "table-extras" },
             this.hintsOn ? this.#hintsPanel(names) : null,
             this.#log(view, names),
@@ -293,9 +311,15 @@ export class TableScreen {
     } else if (decision.length) {
       text = this.#question(view, names);
       cls = "prompt";
+    } else if (view.phase === "select" && view.selections?.[me] && this.change.length) {
+      text = t("table.change_pick", { n: view.selections[me] });
+      cls = "prompt locked changeable";
     } else if (view.phase === "select" && view.selections?.[me]) {
       text = `${t("table.locked_in", { n: view.selections[me] })} ${t("table.others_hidden")}`;
       cls = "prompt locked";
+    } else if (view.phase === "cinnamon_twist" && view.my_pass && this.change.length > 1) {
+      text = t("table.change_pass", { card: cardName(view.my_pass) });
+      cls = "prompt locked changeable";
     } else if (view.phase === "cinnamon_twist" && view.my_pass) {
       text = t("table.my_pass", { card: cardName(view.my_pass) });
       cls = "prompt locked";
@@ -315,13 +339,19 @@ export class TableScreen {
           type: "button", class: "secondary",
           onclick: () => { this.dialogHidden = false; this.render(); },
         }, t("dialog.show"))
-      : null;
+      : !decision.length && view.phase === "cinnamon_twist" && view.my_pass && this.change.length > 1 && !this.pending
+        ? h("button", {
+            type: "button", class: "secondary", "data-testid": "change-pass",
+            onclick: () => this.#openChangeDialog(view, names),
+          }, t("table.change_pass_button"))
+        : null;
     return h("div", { class: cls, role: "status", "aria-live": "polite", "data-testid": "prompt" },
       text || "\u00a0", reopen ? " " : null, reopen);
   }
 
-  #row(view, names, picks) {
+  #row(view, names, picks, changes = []) {
     const legal = new Set(picks.map((a) => a.position));
+    const changeable = new Set(changes.map((a) => a.position));
     const me = view.seat;
     const mine = me !== null && me !== undefined ? view.selections?.[me] : null;
     // Fixed slots: a grid of as many columns as positions (two lines on a phone), so a card
@@ -337,7 +367,8 @@ export class TableScreen {
           .map((sel, p) => (sel === pos ? p : -1))
           .filter((p) => p >= 0)
           .map((p) => h("span", { class: `marker${p === me ? " me" : ""}`, dataset: { seat: p } }, names[p]));
-        const canPick = legal.has(pos) && !this.pending;
+        const canChange = !legal.has(pos) && changeable.has(pos) && pos !== mine && !this.pending;
+        const canPick = (legal.has(pos) || canChange) && !this.pending;
         const card = kind
           ? cardEl(kind, {
               tag: "button",
@@ -346,7 +377,10 @@ export class TableScreen {
                 type: "button",
                 disabled: !canPick,
                 "data-testid": `pick-${pos}`,
-                onclick: canPick ? () => this.#send(`pick ${pos}`) : null,
+                "data-change": canChange ? "true" : null,
+                title: canChange ? t("table.change_to", { n: pos }) : null,
+                onclick: canChange ? () => this.#sendChange(`pick ${pos}`)
+                  : canPick ? () => this.#send(`pick ${pos}`) : null,
               },
             })
           : h("div", { class: "empty-card" }, t("table.empty"));
@@ -460,6 +494,27 @@ export class TableScreen {
           h("li", {}, t("help.pick", { max: view.row.length })),
           h("li", {}, t("help.enter")),
           h("li", {}, t("help.tab")))));
+  }
+
+  /** The Cinnamon Twist dialog again, to pass another card instead (until everyone has chosen). */
+  #openChangeDialog(view, names) {
+    if (this.dialog) return;
+    const mine = `pass ${view.my_pass}`;
+    this.dialog = choiceDialog({
+      title: `★ ${cardName(view.power ?? "")}`,
+      question: this.#question(view, names),
+      drawn: [],
+      options: this.change.filter((a) => a.action !== mine).map((a) => ({
+        action: a.action,
+        label: a.label ?? describeAction(a.action, names),
+        kind: a.kind ?? parseAction(a.action).kind ?? null,
+      })),
+      onChoose: (a) => this.#sendChange(a),
+      onHide: () => {
+        this.#closeDialog();
+        this.render();
+      },
+    });
   }
 
   #openDialog(view, names, decision) {
