@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gonuts.game import Game
-from gonuts.server.accounts.ratings import rate_finished
+from gonuts.server.accounts.ratings import display, rate_finished
 from gonuts.server.games.service import Games
 from gonuts.server.lobby.service import Lobby
 from gonuts.server.play import service as play
@@ -28,6 +28,7 @@ class Service(play.Service):
     def __init__(self, store: TableStore, **options: Any) -> None:
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
+        self.rating_of = self.seat_rating
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
         self.lobby = Lobby(self)
@@ -35,6 +36,20 @@ class Service(play.Service):
 
     def rate(self, table_id: str, game: Game) -> None:
         rate_finished(self.store, table_id, game)
+
+    def seat_rating(self, table_id: str, seat: int) -> dict[str, int | None] | None:
+        """The rating of the account at a seat and this game's change of it (None until the
+        game is rated, and for an unrated one); None for a guest or a bot (the ``state``
+        message carries it)."""
+        account_id = self.store.seat_account(table_id, seat)
+        account = self.store.account(account_id) if account_id is not None else None
+        if account is None:
+            return None
+        change = None
+        for h in self.store.rating_history(account.id, 5):
+            if h.table_id == table_id:
+                change = display(h.mu, h.sigma) - display(h.mu_before, h.sigma_before)
+        return {"rating": display(account.mu, account.sigma), "change": change}
 
     # -- the lobby's steps, here too (the routes and the tests call them on the service) ---------
 

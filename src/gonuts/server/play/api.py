@@ -30,6 +30,8 @@ def play_router(svc: Service) -> APIRouter:
         table = await svc.get(table_id)
         token = bearer(authorization)
         seat = svc.seat_for_token(table, token) if token is not None else None
+        if seat is not None:
+            svc.look_up_rating(table, seat)
         msg, _ = state_message(table, seat, request_lang(request), 0)
         return msg
 

@@ -79,6 +79,9 @@ class LiveTable:
     pending: dict[int, StoredAction] = field(default_factory=dict)
     """The open secret choices of the current simultaneous phase, by seat: their stored
     actions, which a seat may still replace until the last one has chosen (``play/picks.py``)."""
+    ratings: dict[tuple[int, bool], dict[str, int | None] | None] = field(default_factory=dict)
+    """The seated accounts' ratings for the ``state`` messages, by (seat, game over): looked
+    up once per seat, and once more when the game is over (``Service.rating_of``)."""
     clocked: dict[int, int] = field(default_factory=dict)
     """The versions reached by the turn clock's actions (ids ``clock:<n>``), and whose
     decision each was: kept with ``acked`` so the clock never scans all the ids per move."""

@@ -160,6 +160,9 @@ class State(Out):
     breakdown: list[dict[str, Any]] | None
     deadlines: dict[str, float]
     """Seconds left to each human seat that must decide now, by seat (the turn clock)."""
+    rating: dict[str, int | None] | None
+    """The signed-in player's rating: ``{"rating": 1012, "change": 12}`` (``change``: this
+    game's, once it is over and rated, else null); null for guests, bots and spectators."""
     change: list[dict[str, Any]]
     """What this seat may replace its secret choice with (``change`` message), as ``legal``
     entries; [] when it has no choice open to change (and for spectators)."""
@@ -302,11 +305,20 @@ def state_message(
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
         "deadlines": deadlines_json(table) if deadlines is None else deadlines,
+        "rating": rating_json(table, seat),
         "change": [action_json(a, names, lang) for a in picks.options(game, seat, table.pending)]
         if seat is not None
         else [],
     }
     return msg, len(view.events)
+
+
+def rating_json(table: LiveTable, seat: int | None) -> dict[str, int | None] | None:
+    """The seat's rating as last looked up (``LiveTable.ratings``): the game's end's if known."""
+    if seat is None:
+        return None
+    over = table.ratings.get((seat, True))
+    return over if over is not None else table.ratings.get((seat, False))
 
 
 def hint_message(

@@ -64,6 +64,8 @@ E = ErrorCode
 BotFactory = Callable[[str, int], Bot]
 FinishedHook = Callable[[str, Game], object]
 """(table id, the finished game): what another feature does when a game ends."""
+RatingLookup = Callable[[str, int], "dict[str, int | None] | None"]
+"""(table id, seat) -> ``{"rating", "change"}`` of the account sitting there, or None."""
 
 
 def _default_bot_factory(level: str, seed: int) -> Bot:
@@ -122,6 +124,9 @@ class Service:
         burst), 5 per 10 s by default; None: unlimited."""
         self.clock = TurnClock(self, scale=clock_scale)
         """Turn clocks (:mod:`gonuts.server.play.clock`); ``clock_scale`` shortens them in tests."""
+        self.rating_of: RatingLookup | None = None
+        """The seated account's rating (and this game's change of it) that each ``state``
+        carries: the accounts feature's, set by the wiring (:mod:`gonuts.server.service`)."""
         self.summary_interval = 0.1
         self.summary_per_socket = 0.001
         self.spectator_state_ttl = 0.1
@@ -753,6 +758,8 @@ class Service:
                 table.spectator_states.clear()
                 table.spectator_states_at = (table.version, now)
             made = table.spectator_states
+        if conn.seat is not None:
+            self.look_up_rating(table, conn.seat)
         self._push_state(table, conn, full=full, view=view, public=public, made=made)
         if full:  # a player back at the table hears what was decided for them meanwhile
             await self.clock.welcome(table, conn)
@@ -792,6 +799,25 @@ class Service:
         conn.sent_events = done[1]
         conn.push(done[0])
 
+    def look_up_rating(self, table: LiveTable, seat: int) -> None:
+        """Fill ``table.ratings`` for ``seat`` if it is not known yet: once while the game
+        runs, once when it is over (until its rating change is there: rated just after the
+        commit, perhaps by another process)."""
+        if self.rating_of is None:
+            return
+        over = table.status == "finished"
+        if (seat, over) in table.ratings:
+            return
+        try:
+            found = self.rating_of(table.id, seat)
+        except Exception:  # a rating is a nicety: never worth a player's state
+            log.exception("rating lookup failed at table %s seat %s", table.id, seat)
+            found = None
+        if over and found is not None and found.get("change") is None:
+            table.ratings[(seat, False)] = found  # not rated (yet): shown, asked again later
+            return
+        table.ratings[(seat, over)] = found
+
     async def broadcast_state(self, table: LiveTable) -> None:
         """Queue the new state on every socket of ``table`` (each has its own writer: this
         never waits for a client)."""
@@ -803,6 +829,8 @@ class Service:
             public = public_view_json(next(iter(views.values())))
             made: dict[tuple[int | None, str, int], tuple[str, int]] = {}
             deadlines = deadlines_json(table)  # (once: the same figures for every socket)
+            for seat in {c.seat for c in conns if c.seat is not None}:
+                self.look_up_rating(table, seat)
             for conn in conns:
                 view = views[conn.seat]
                 self._push_state(

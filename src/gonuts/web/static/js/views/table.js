@@ -10,6 +10,7 @@ import { choiceDialog, stealDialog } from "./dialog.js";
 import { playReveal } from "./reveal.js";
 import { endScreen } from "./end.js";
 import { variantBadge } from "../variants.js";
+import { knownAccount, refreshAccount } from "./account.js";
 
 /**
  * @typedef {object} View  the server's PlayerView as JSON (docs/protocol.md)
@@ -139,9 +140,24 @@ export class TableScreen {
     this.view = state.view;
     this.version = state.version;
     this.change = state.change ?? [];
+    this.#noteRating(state.rating);
     this.pending = null;
     this.dialogHidden = false;
     this.render();
+  }
+
+  /** The state's rating of a signed-in player (docs/protocol.md, `state.rating`): this game's
+   * change goes to the end screen, and a rating the header does not show yet refreshes it. */
+  #noteRating(rating) {
+    if (!rating) return;
+    if (rating.change !== null && rating.change !== undefined) {
+      this.extra = { ...this.extra, rating: { rating: rating.rating, change: rating.change } };
+    }
+    const known = knownAccount();
+    if (known && known.rating !== rating.rating && this.ratingShown !== rating.rating) {
+      this.ratingShown = rating.rating; // (asked once per new figure)
+      refreshAccount();
+    }
   }
 
   /** New seat information (who is connected, who is played by a bot), shown at once. */
