@@ -38,9 +38,7 @@ class GamesStore(Database):
             )
         with self.sessions() as s:
             rows = s.scalars(
-                query.order_by(FinishedRow.finished_at.desc())
-                .limit(limit)
-                .offset(offset)
+                query.order_by(FinishedRow.finished_at.desc()).limit(limit).offset(offset)
             ).all()
             return [
                 GameListing(
