@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -321,15 +321,60 @@ def rating_json(table: LiveTable, seat: int | None) -> dict[str, int | None] | N
     return over if over is not None else table.ratings.get((seat, False))
 
 
+_HINT_TEXTS: Final[dict[str, dict[str, str]]] = i18n.texts("hints")
+"""The hint's one-line reasons (the ``hints`` of ``web/i18n/server/<lang>.json``)."""
+
+
+def _number(value: float, lang: str) -> str:
+    """One decimal, with the language's decimal mark."""
+    text = f"{value:.1f}"
+    return text if lang == "en" else text.replace(".", ",")
+
+
 def hint_message(
-    version: int, data: dict[str, Any], players: Sequence[str], lang: str
+    version: int, data: dict[str, Any], view: PlayerView, lang: str
 ) -> dict[str, Any]:
-    """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label."""
-    actions = [
-        {**a, "label": i18n.describe_action(parse_action(a["action"]), players, lang)}
-        for a in data["actions"]
-    ]
-    return {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
+    """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label and the
+    card it is about (a pick: the card at that position; a power's choice: its card), and a
+    one-line ``why`` for the recommended action, in ``lang`` (issue 25: hints that teach)."""
+    actions = []
+    for a in data["actions"]:
+        action = parse_action(a["action"])
+        card = action.kind
+        if action.position is not None and 0 < action.position <= len(view.row):
+            card = view.row[action.position - 1]
+        label = i18n.describe_action(action, view.players, lang)
+        actions.append({**a, "label": label, "card": card})
+    return {
+        "type": "hint",
+        "version": version,
+        "hint": {**data, "actions": actions, "why": _why(data, actions, lang)},
+    }
+
+
+def _why(data: dict[str, Any], actions: Sequence[dict[str, Any]], lang: str) -> str | None:
+    """Why the recommended action: its figures, and why it is not the highest estimate when
+    it is not (a mixed strategy at a simultaneous choice, or a better explored estimate)."""
+    best = next((a for a in actions if a["action"] == data["recommended"]), None)
+    if best is None:
+        return None
+    texts = _HINT_TEXTS.get(lang, _HINT_TEXTS["en"])
+    score = best.get("expected_score")
+    fields = {
+        "action": best["label"],
+        "card": i18n.card_name(best["card"], lang) if best.get("card") else "",
+        "win": str(round(best["win_probability"] * 100)),
+        "score": _number(score, lang) if score is not None else "–",
+        "share": str(round(best.get("play_probability", 0.0) * 100)),
+        "contested": str(round((best.get("contested") or 0.0) * 100)),
+    }
+    if data.get("highest_win_probability", best["action"]) != best["action"]:
+        key = "why_mixed" if data.get("simultaneous") else "why_explored"
+    elif best.get("contested") is not None and best.get("card"):
+        key = "why_pick"
+    else:
+        key = "why"
+    return texts[key].format(**fields)
 
 
 # -- views, events, breakdowns, replays ------------------------------------------------------------

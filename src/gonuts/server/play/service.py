@@ -447,9 +447,7 @@ class Service:
             done = table.hint_results.get((conn.seat, table.version))
             game = table.game
             if done is not None and game is not None:
-                await conn.send(
-                    hint_message(table.version, done, game.view(conn.seat).players, conn.lang)
-                )
+                await conn.send(hint_message(table.version, done, game.view(conn.seat), conn.lang))
             self.schedule_hints(table)
 
     # -- playing ----------------------------------------------------------------------------------
@@ -731,7 +729,7 @@ class Service:
         table.hint_results[(seat, version)] = data
         for conn in list(table.conns):
             if conn.seat == seat:
-                await conn.send(hint_message(version, data, view.players, conn.lang))
+                await conn.send(hint_message(version, data, view, conn.lang))
 
     # -- telling the clients ----------------------------------------------------------------------
 

@@ -175,7 +175,26 @@ export class TableScreen {
   setHints(message) {
     if (message.version !== this.version) return;
     this.hints = message.hint;
+    this.hintsVersion = message.version;
     this.render();
+  }
+
+  /** The hint of the current decision, or null: one of an earlier version is never shown. */
+  #currentHint() {
+    return this.hints && this.hintsVersion === this.version ? this.hints : null;
+  }
+
+  /** An open power dialog tells the hint's suggestion too (its options hide the panel). */
+  #hintInDialog() {
+    const dialog = this.dialog;
+    if (!dialog) return;
+    dialog.querySelector(".dialog-hint")?.remove();
+    const hint = this.hintsOn ? this.#currentHint() : null;
+    if (!hint?.why) return;
+    const line = h("p", { class: "dialog-hint", "data-testid": "dialog-hint" }, t("hints.in_dialog", { why: hint.why }));
+    const question = dialog.querySelector("h2 + p");
+    if (question) question.after(line);
+    else dialog.prepend(line);
   }
 
   setHintsOn(on) {
@@ -303,6 +322,7 @@ export class TableScreen {
     const log = this.root.querySelector(".log");
     if (log) log.scrollTop = log.scrollHeight; // chronological: the newest line in view
     if (decision.length && !selecting && !this.pending) this.#openDialog(view, names, decision);
+    this.#hintInDialog();
   }
 
   /** What the pending power asks, naming the neighbour a Cinnamon Twist pass goes to. */
@@ -488,18 +508,44 @@ export class TableScreen {
   }
 
   #hintsPanel(names) {
-    const hint = this.hints;
+    const hint = this.#currentHint();
+    const view = this.view;
+    const deciding = Boolean(view?.legal?.length);
+    const pct = (p) => `${Math.round(p * 100)}%`;
+    const contestedShown = (hint?.actions ?? []).some((a) => a.contested !== null && a.contested !== undefined);
+    const legend = h("ul", { class: "hint-legend muted", "data-testid": "hint-legend" },
+      h("li", {}, t("hints.legend_win")),
+      h("li", {}, t("hints.legend_score")),
+      contestedShown ? h("li", {}, t("hints.legend_contested")) : null,
+      h("li", {}, t("hints.legend_source")));
+    if (!hint) {
+      return h("section", { class: "panel hints", "data-testid": "hints" },
+        h("h3", {}, t("table.hints")),
+        h("p", { class: "muted" }, deciding ? t("table.hint_thinking") : t("hints.none")));
+    }
     return h("section", { class: "panel hints", "data-testid": "hints" },
       h("h3", {}, t("table.hints")),
-      !hint ? h("p", { class: "muted" }, t("table.hint_thinking"))
-        : h("table", {},
-            h("thead", {}, h("tr", {},
-              h("th", {}, t("hints.action")), h("th", {}, t("hints.win")), h("th", {}, t("hints.score")))),
-            h("tbody", {}, (hint.actions ?? []).map((a) =>
-              h("tr", { class: a.action === hint.recommended ? "best" : "" },
-                h("td", {}, a.label ?? describeAction(a.action, names)),
-                h("td", {}, `${Math.round(a.win_probability * 100)}%`),
-                h("td", {}, a.expected_score == null ? "–" : a.expected_score.toFixed(1)))))));
+      hint.why ? h("p", { class: "hint-why", "data-testid": "hint-why" }, "★ ", hint.why) : null,
+      h("table", {},
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col" }, t("hints.action")),
+          h("th", { scope: "col" }, t("hints.win")),
+          h("th", { scope: "col" }, t("hints.score")),
+          contestedShown ? h("th", { scope: "col" }, t("hints.contested")) : null)),
+        h("tbody", {}, (hint.actions ?? []).map((a) => {
+          const best = a.action === hint.recommended;
+          return h("tr", { class: best ? "best" : "", dataset: { action: a.action } },
+            h("td", {},
+              best ? h("span", { class: "sr-only" }, `${t("hints.suggested")}: `) : null,
+              best ? "★ " : "",
+              a.label ?? describeAction(a.action, names),
+              a.card && !(a.label ?? "").includes(cardName(a.card))
+                ? h("span", { class: "hint-card" }, ` · ${cardName(a.card)}`) : null),
+            h("td", {}, pct(a.win_probability)),
+            h("td", {}, a.expected_score == null ? "–" : a.expected_score.toFixed(1)),
+            contestedShown ? h("td", {}, a.contested == null ? "–" : pct(a.contested)) : null);
+        }))),
+      legend);
   }
 
   #help(view) {
