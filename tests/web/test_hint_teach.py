@@ -59,11 +59,13 @@ def test_a_selection_hint_names_cards_and_the_contest(client: TestClient) -> Non
 def test_a_power_decision_gets_its_own_hint(make_app: AppFactory, db_url: str) -> None:
     deck, actions, game = play_to(4, deciding("milk", options=2), power="milk")
     stacked = store_table(db_url, 4, deck, actions, game)
-    with TestClient(make_app()) as client:
-        with client.websocket_connect(f"/ws/tables/{stacked.table_id}") as ws:
-            assert hello(ws, stacked.token)["type"] == "welcome"
-            ws.send_json({"type": "hints", "on": True})
-            state, msg = hint_after_state(ws)
+    with (
+        TestClient(make_app()) as client,
+        client.websocket_connect(f"/ws/tables/{stacked.table_id}") as ws,
+    ):
+        assert hello(ws, stacked.token)["type"] == "welcome"
+        ws.send_json({"type": "hints", "on": True})
+        state, msg = hint_after_state(ws)
     assert state["view"]["phase"] == "milk" and state["view"]["power"] == "milk"
     hint = msg["hint"]
     legal = [a["action"] for a in state["view"]["legal"]]
