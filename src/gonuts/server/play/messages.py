@@ -331,9 +331,7 @@ def _number(value: float, lang: str) -> str:
     return text if lang == "en" else text.replace(".", ",")
 
 
-def hint_message(
-    version: int, data: dict[str, Any], view: PlayerView, lang: str
-) -> dict[str, Any]:
+def hint_message(version: int, data: dict[str, Any], view: PlayerView, lang: str) -> dict[str, Any]:
     """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label and the
     card it is about (a pick: the card at that position; a power's choice: its card), and a
     one-line ``why`` for the recommended action, in ``lang`` (issue 25: hints that teach)."""
