@@ -652,6 +652,10 @@ class Service:
         return await asyncio.to_thread(bot.choose, view)
 
     async def _drive_bots(self, table: LiveTable) -> None:
+        """While bots are to act: every bot that must decide now thinks at once (a round's
+        selections: all of them, from the moment the round starts, each on a thinking worker
+        of its own if there are enough), and each decision is applied as soon as it is made,
+        but not before ``bot_delay`` since they started (bots never answer instantly)."""
         while table.status == "playing" and table.game is not None:
             game = table.game
             turns = [
@@ -661,35 +665,54 @@ class Service:
             ]
             if not turns:
                 return
-            if self.bot_delay:
-                await asyncio.sleep(self.bot_delay)
-            for seat, view in turns:
-                bot = table.bots.get(seat)
-                if bot is None or table.seats[seat].bot_level is None:
-                    continue  # the human came back during the delay (or said so)
-                level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
-                started = time.perf_counter()
-                try:
-                    if self.bot_factory is _default_bot_factory and level != TUTORIAL_LEVEL:
-                        # a worker decides, in turn (the tutorial's coach is scripted: here)
-                        action = await self.thinker.decide(table.id, level, view)
-                    else:  # bots of the caller's own making think here
-                        action = await asyncio.to_thread(bot.choose, view)
-                except Exception:
-                    log.exception("bot failed at table %s seat %s", table.id, seat)
-                    return
-                self.metrics.bot_think.labels(level).observe(time.perf_counter() - started)
-                if table.seats[seat].bot_level is None:
-                    continue  # the human came back while the bot was thinking
-                try:
-                    async with table.lock:
-                        self.apply_locked(table, seat, action.notation)
-                except ServiceError:
-                    continue  # the position moved on meanwhile; look again
-                self.metrics.moves.labels("bot").inc()
-                await self.broadcast_state(table)
-                if table.status == "finished":
-                    await self.broadcast_table(table)
+            ready_at = time.monotonic() + self.bot_delay
+            thinking = [asyncio.ensure_future(self._bot_decision(table, s, v)) for s, v in turns]
+            try:
+                for next_done in asyncio.as_completed(thinking):
+                    decided = await next_done
+                    if decided is None:
+                        continue
+                    seat, action = decided
+                    wait = ready_at - time.monotonic()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    if table.seats[seat].bot_level is None:
+                        continue  # the human came back while the bot was thinking
+                    try:
+                        async with table.lock:
+                            self.apply_locked(table, seat, action.notation)
+                    except ServiceError:
+                        continue  # the position moved on meanwhile; look again
+                    self.metrics.moves.labels("bot").inc()
+                    await self.broadcast_state(table)
+                    if table.status == "finished":
+                        await self.broadcast_table(table)
+            finally:
+                for task in thinking:
+                    task.cancel()
+            if not any(t.done() and not t.cancelled() and t.result() for t in thinking):
+                return  # every bot failed or left: nothing moved, do not spin
+
+    async def _bot_decision(
+        self, table: LiveTable, seat: int, view: PlayerView
+    ) -> tuple[int, Action] | None:
+        """One bot's decision at ``view`` (None: it failed, or its human came back)."""
+        bot = table.bots.get(seat)
+        if bot is None or table.seats[seat].bot_level is None:
+            return None
+        level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
+        started = time.perf_counter()
+        try:
+            if self.bot_factory is _default_bot_factory and level != TUTORIAL_LEVEL:
+                # a worker decides (the tutorial's coach is scripted: here)
+                action = await self.thinker.decide(table.id, level, view)
+            else:  # bots of the caller's own making think here
+                action = await asyncio.to_thread(bot.choose, view)
+        except Exception:
+            log.exception("bot failed at table %s seat %s", table.id, seat)
+            return None
+        self.metrics.bot_think.labels(level).observe(time.perf_counter() - started)
+        return seat, action
 
     def schedule_hints(self, table: LiveTable) -> None:
         """Start computing a hint for each connected seat with hints on that must decide."""
