@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.testclient import TestClient
-from tests.web.helpers import AppFactory, auth, create, state, wait_until
 
 from gonuts.server.kernel.limits import Limits
+from web.helpers import AppFactory, auth, create, state, wait_until
 
 
 def finish(client: TestClient, tid: str, token: str) -> None:

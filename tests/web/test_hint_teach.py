@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.testclient import TestClient
-from tests.web.browser.stacked import deciding, play_to, store_table
-from tests.web.helpers import AppFactory, create, hello, receive_until
 
 from gonuts.server.play.messages import SERVER_MESSAGE
+from web.browser.stacked import deciding, play_to, store_table
+from web.helpers import AppFactory, create, hello, receive_until
 
 
 def hint_after_state(

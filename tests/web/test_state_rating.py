@@ -5,11 +5,11 @@ and the end screen need not ask the profile. Guests, bots and spectators get nul
 from __future__ import annotations
 
 from starlette.testclient import TestClient
-from tests.web.helpers import AppFactory, auth, state, wait_until
-from tests.web.test_pick_change import play_to_end
 
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.play.messages import SERVER_MESSAGE
+from web.helpers import AppFactory, auth, state, wait_until
+from web.test_pick_change import play_to_end
 
 HUMANS2 = [{"kind": "human"}, {"kind": "human"}]
 
@@ -40,7 +40,11 @@ def test_a_rated_game_state_carries_the_rating_and_its_change(make_app: AppFacto
         play_to_end(ana, tid, tokens)
         ratings = []
         for token, name in ((tokens[0], "Ana"), (tokens[1], "Ben")):
-            wait_until(lambda t=token: state(ana, tid, t)["rating"]["change"] is not None)
+
+            def rated(t: str = token) -> bool:
+                return state(ana, tid, t)["rating"]["change"] is not None
+
+            wait_until(rated, message="the rating change")
             end = state(ana, tid, token)["rating"]
             profile = ana.get(f"/api/players/{name}").json()
             assert end == {"rating": profile["rating"], "change": profile["history"][-1]["change"]}
