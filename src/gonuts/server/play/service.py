@@ -7,9 +7,9 @@ broadcast. A table's game is rebuilt from its stored deck and actions when it is
 :class:`~gonuts.server.kernel.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
 (:mod:`gonuts.server.play.messages`) ever leaves this module.
 
-Over 500 lines (about 750), on purpose: every path that changes a live table — loading and
-catching up, presence, moves, bots, hints, broadcasts — takes that table's lock, and keeping
-them in one class keeps that discipline in one place. The lobby's steps
+Over 500 lines (about 900), on purpose: every path that changes a live table — loading and
+catching up, presence, moves and changed picks, bots, hints, broadcasts — takes that table's
+lock, and keeping them in one class keeps that discipline in one place. The lobby's steps
 (:mod:`gonuts.server.lobby.service`), storage, relay, messages, the clock and the socket are
 their own modules.
 """
