@@ -306,6 +306,7 @@ export class TableScreen {
           // The prompt and my countdown share one line of fixed height: the row never moves.
           h("div", { class: "prompt-line" },
             this.#prompt(view, names, decision),
+            this.#changePass(view, names, decision),
             this.handlers.clock?.mine(view)),
           this.#row(view, names, selecting ? decision : [], selecting ? this.change : []),
           h("div", { class: "table-extras" },
@@ -375,12 +376,7 @@ export class TableScreen {
           type: "button", class: "secondary",
           onclick: () => { this.dialogHidden = false; this.render(); },
         }, t("dialog.show"))
-      : !decision.length && view.phase === "cinnamon_twist" && view.my_pass && this.change.length > 1 && !this.pending
-        ? h("button", {
-            type: "button", class: "secondary", "data-testid": "change-pass",
-            onclick: () => this.#openChangeDialog(view, names),
-          }, t("table.change_pass_button"))
-        : null;
+      : null;
     return h("div", { class: cls, role: "status", "aria-live": "polite", "data-testid": "prompt" },
       text || "\u00a0", reopen ? " " : null, reopen);
   }
@@ -556,6 +552,16 @@ export class TableScreen {
           h("li", {}, t("help.pick", { max: view.row.length })),
           h("li", {}, t("help.enter")),
           h("li", {}, t("help.tab")))));
+  }
+
+  /** Beside the prompt (its line has a fixed height): pass another Cinnamon Twist card. */
+  #changePass(view, names, decision) {
+    if (decision.length || view.phase !== "cinnamon_twist" || !view.my_pass) return null;
+    if (this.change.length < 2 || this.pending) return null;
+    return h("button", {
+      type: "button", class: "secondary change-pass", "data-testid": "change-pass",
+      onclick: () => this.#openChangeDialog(view, names),
+    }, t("table.change_pass_button"));
   }
 
   /** The Cinnamon Twist dialog again, to pass another card instead (until everyone has chosen). */
