@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gonuts.actions import Action
+from gonuts.actions import ACTIONS, Action
 from gonuts.bots.mcts import ActionEstimate, search
 from gonuts.game import Game
 from gonuts.view import PlayerView
@@ -37,6 +37,9 @@ class Hint:
     simultaneous: bool
     bot: HintBot = "mcts"
     """The search that made the hint."""
+    contested: tuple[tuple[Action, float], ...] = ()
+    """At a simultaneous selection, for each pick: how likely another player is to pick that
+    position too (the search's model of them), when nobody would get it; () elsewhere."""
 
     @property
     def legal(self) -> tuple[Action, ...]:
@@ -80,6 +83,7 @@ class Hint:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready object (for the web app and ``gonuts hint --json``)."""
+        contested = dict(self.contested)
         return {
             "player": self.seat,
             "recommended": self.recommended.notation,
@@ -92,6 +96,9 @@ class Hint:
             "actions": [
                 {
                     "action": e.action.notation,
+                    "contested": None
+                    if e.action not in contested
+                    else round(contested[e.action], 4),
                     "win_probability": round(e.win_probability, 4),
                     "expected_score": None
                     if e.expected_score is None
@@ -166,4 +173,7 @@ def hint(
         seconds=result.seconds,
         simultaneous=result.simultaneous,
         bot=bot,
+        contested=tuple(
+            (ACTIONS[a], p) for a, p in result.contested if ACTIONS[a] in set(view.legal)
+        ),
     )

@@ -30,6 +30,7 @@ set by iterations or by time.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gonuts import rules
-from gonuts.actions import ACTIONS, Action
+from gonuts.actions import ACTIONS, Action, Verb
 from gonuts.bots.budget import poll_signals
 from gonuts.bots.determinize import Determinizer
 from gonuts.errors import NotYourTurnError
@@ -157,6 +158,10 @@ class SearchResult:
     simultaneous: bool
     estimates: tuple[ActionEstimate, ...]
     """One per legal action, best first."""
+    contested: tuple[tuple[int, float], ...] = ()
+    """At a simultaneous selection: for each position (its pick's action id), how likely the
+    searched opponents are to pick it too (1 − ∏ over them of 1 − their visit share), the
+    chance that nobody gets it if this seat picks it as well. Empty elsewhere."""
 
     @property
     def best(self) -> ActionEstimate:
@@ -266,7 +271,7 @@ def search(
                 stats.update_regret(seen, r)
         done += 1
     elapsed = time.perf_counter() - start
-    return _result(
+    result = _result(
         root.stats.get(seat),
         view=view,
         seat=seat,
@@ -276,6 +281,22 @@ def search(
         mixed=mixed,
         regret_matching=regret_matching,
     )
+    if not simultaneous_root:
+        return result
+    return dataclasses.replace(result, contested=_contested(root, seat))
+
+
+def _contested(root: Node, seat: int) -> tuple[tuple[int, float], ...]:
+    """:attr:`SearchResult.contested` from the opponents' statistics at the root."""
+    free: dict[int, float] = {}
+    for p, stats in root.stats.items():
+        total = sum(stats.visits.values())
+        if p == seat or not total:
+            continue
+        for a, visits in stats.visits.items():
+            if ACTIONS[a].verb is Verb.PICK:
+                free[a] = free.get(a, 1.0) * (1.0 - visits / total)
+    return tuple(sorted((a, 1.0 - f) for a, f in free.items()))
 
 
 def _result(

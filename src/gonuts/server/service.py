@@ -16,7 +16,7 @@ from typing import Any
 from gonuts.game import Game
 from gonuts.record import apply_recorded
 from gonuts.server.accounts.protocol import name_owner
-from gonuts.server.accounts.ratings import rate_finished
+from gonuts.server.accounts.ratings import display, rate_finished
 from gonuts.server.chat.service import Chat
 from gonuts.server.games.service import Games
 from gonuts.server.kernel.i18n import DELETED_PLAYER
@@ -46,6 +46,7 @@ class Service(play.Service):
         super().__init__(store, **options)
         self.on_finished.append(self.rate)
         self.on_finished.append(self.scrub)
+        self.rating_of = self.seat_rating
         self.games = Games(store)
         """Finished games: listings and records (:mod:`gonuts.server.games`)."""
         self.lobby = Lobby(self, store, name_owner(store))
@@ -114,6 +115,20 @@ class Service(play.Service):
             scrub_finished(self.store, table_id, DELETED_PLAYER)
         except Exception:
             log.exception("scrubbing table %s failed", table_id)
+
+    def seat_rating(self, table_id: str, seat: int) -> dict[str, int | None] | None:
+        """The rating of the account at a seat and this game's change of it (None until the
+        game is rated, and for an unrated one); None for a guest or a bot (the ``state``
+        message carries it)."""
+        account_id = self.store.seat_account(table_id, seat)
+        account = self.store.account(account_id) if account_id is not None else None
+        if account is None:
+            return None
+        change = None
+        for h in self.store.rating_history(account.id, 5):
+            if h.table_id == table_id:
+                change = display(h.mu, h.sigma) - display(h.mu_before, h.sigma_before)
+        return {"rating": display(account.mu, account.sigma), "change": change}
 
     # -- the lobby's steps, here too (the routes and the tests call them on the service) ---------
 

@@ -45,18 +45,20 @@ def act_once(
         options = page.locator(
             "dialog[open] .choice-list button, dialog[open] .opponent-list button"
         )
-        if options.count():
+        # (each count read once: the page may redraw between two reads)
+        if n := options.count():
             if before_dialog is not None:
                 before_dialog()
-            options.nth(rng.randrange(options.count())).click(timeout=QUICK_MS)
+            options.nth(rng.randrange(n)).click(timeout=QUICK_MS)
             return True
-        picks = page.locator("[data-testid=row] button.card:enabled")
+        # (not a change of a pick already made: data-change, issue 25)
+        picks = page.locator("[data-testid=row] button.card:enabled:not([data-change])")
         powers = picks.filter(has=page.locator(".star"))
-        if prefer_power and powers.count():
-            powers.nth(rng.randrange(powers.count())).click(timeout=QUICK_MS)
+        if prefer_power and (n := powers.count()):
+            powers.nth(rng.randrange(n)).click(timeout=QUICK_MS)
             return True
-        if picks.count():
-            picks.nth(rng.randrange(picks.count())).click(timeout=QUICK_MS)
+        if n := picks.count():
+            picks.nth(rng.randrange(n)).click(timeout=QUICK_MS)
             return True
     except PlaywrightError:
         # The page re-rendered under us (a new state arrived): look again next time.

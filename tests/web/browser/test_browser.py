@@ -139,9 +139,10 @@ def test_two_players_through_an_invite_link(contexts: Contexts) -> None:
     wait_for_table(ben)
     expect(ana.get_by_test_id("players")).to_contain_text("Ben")
 
-    # Ana's choice is locked in on her screen and hidden on Ben's until he picks too.
+    # Ana's choice shows on her screen (she may change it until Ben picks: issue 25) and
+    # is hidden on Ben's until he picks too.
     ana.get_by_test_id("pick-1").click()
-    expect(ana.get_by_test_id("prompt")).to_contain_text("locked in")
+    expect(ana.get_by_test_id("prompt")).to_contain_text("Your choice: position 1")
     expect(ana.locator(".slot.mine")).to_have_count(1)
     expect(ben.get_by_test_id("prompt")).to_contain_text("Choose a position")
     expect(ben.locator(".marker")).to_have_count(0)

@@ -7,6 +7,7 @@ from typing import Any
 from gonuts.server.games.messages import game_listing_json
 from gonuts.server.games.store import GamesStore
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.lobby.protocol import TUTORIAL_LEVEL
 
 E = ErrorCode
 
@@ -18,7 +19,10 @@ class Games:
         self.store = store
 
     def list_games(self, limit: int, offset: int) -> list[dict[str, Any]]:
-        return [game_listing_json(g) for g in self.store.finished_games(limit, offset)]
+        """Finished games, newest first; the tutorial's are left out (its record and replay
+        stay reachable by id)."""
+        games = self.store.finished_games(limit, offset, hidden_levels=(TUTORIAL_LEVEL,))
+        return [game_listing_json(g) for g in games]
 
     def record_text(self, game_id: str) -> str:
         """A finished game's record; ``not_finished`` or ``unknown_table`` otherwise."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 
-from gonuts.server.kernel.db import MAX_ID, Database, FinishedRow, TableRow
+from gonuts.server.kernel.db import MAX_ID, Database, FinishedRow, SeatRow, TableRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,13 +24,21 @@ class GameListing:
 class GamesStore(Database):
     """Finished games (written by play when a game ends: ``PlayStore.append_action``)."""
 
-    def finished_games(self, limit: int, offset: int) -> list[GameListing]:
+    def finished_games(
+        self, limit: int, offset: int, hidden_levels: Sequence[str] = ()
+    ) -> list[GameListing]:
+        """Finished games, newest first; without those where a seat has one of
+        ``hidden_levels`` (the tutorial's coach: a first-game guide is nobody's replay)."""
+        query = select(FinishedRow)
+        if hidden_levels:
+            query = query.where(
+                ~exists().where(
+                    SeatRow.table_id == FinishedRow.table_id, SeatRow.level.in_(hidden_levels)
+                )
+            )
         with self.sessions() as s:
             rows = s.scalars(
-                select(FinishedRow)
-                .order_by(FinishedRow.finished_at.desc())
-                .limit(limit)
-                .offset(offset)
+                query.order_by(FinishedRow.finished_at.desc()).limit(limit).offset(offset)
             ).all()
             return [
                 GameListing(

@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     CHAT_OFF = "chat_off"
     ALREADY_QUEUED = "already_queued"
     QUEUE_FULL = "queue_full"
+    PICK_FINAL = "pick_final"
 
 
 E = ErrorCode

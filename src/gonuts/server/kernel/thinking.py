@@ -14,8 +14,8 @@ request and got a sliver of a core each (docs/server.md, "Bots and hints"). A
   (round-robin), so one table's flood of requests cannot starve another table; when both bot
   decisions and hints wait, the two kinds take turns too. At most ``queue`` jobs wait: a new
   hint request beyond that is refused (:class:`HintUnavailableError`), a bot decision waits
-  for room (one per table at most: a table's bots decide one at a time), so the queue never
-  grows without bound.
+  for room (at most one per bot of a table: a table's bots think at once, issue 25), so the
+  queue never grows without bound.
 * A crashed worker (``BrokenProcessPool``) is replaced and the job tried once more. A job that
   fails anyway, raises or overruns ``timeout`` is logged in one line; a bot decision then falls
   back to the cheap ``fallback`` bot in this process, so a table never gets stuck. A worker

@@ -30,6 +30,8 @@ def play_router(svc: Service) -> APIRouter:
         table = await svc.get(table_id)
         token = bearer(authorization)
         seat = svc.seat_for_token(table, token) if token is not None else None
+        if seat is not None:
+            svc.look_up_rating(table, seat)
         msg, _ = state_message(table, seat, request_lang(request), 0)
         return msg
 
@@ -37,7 +39,10 @@ def play_router(svc: Service) -> APIRouter:
     async def act(table_id: str, body: ActBody, authorization: AuthHeader = None) -> dict[str, Any]:
         table = await svc.get(table_id)
         seat = svc.seat_for_token(table, bearer(authorization))
-        version, _ = await svc.act(table, seat, body.action, client_id=body.id)
+        if body.change:
+            version = await svc.change(table, seat, body.action, client_id=body.id)
+        else:
+            version, _ = await svc.act(table, seat, body.action, client_id=body.id)
         return {"ok": True, "version": version}
 
     return api

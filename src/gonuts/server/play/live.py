@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from gonuts.bots import Bot
 from gonuts.game import Game
+from gonuts.server.play.store import StoredAction
 from gonuts.server.transport.conn import Conn
 
 REPLACEMENT_LEVEL: Final = "medium"
@@ -75,6 +76,12 @@ class LiveTable:
     """Seats connected to other server processes: by process, (seats, expiry) (relay.py)."""
     acked: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
     """Client ids of the stored actions: (seat, id) -> (notation, version after it)."""
+    pending: dict[int, StoredAction] = field(default_factory=dict)
+    """The open secret choices of the current simultaneous phase, by seat: their stored
+    actions, which a seat may still replace until the last one has chosen (``play/picks.py``)."""
+    ratings: dict[tuple[int, bool], dict[str, int | None] | None] = field(default_factory=dict)
+    """The seated accounts' ratings for the ``state`` messages, by (seat, game over): looked
+    up once per seat, and once more when the game is over (``Service.rating_of``)."""
     clocked: dict[int, int] = field(default_factory=dict)
     """The versions reached by the turn clock's actions (ids ``clock:<n>``), and whose
     decision each was: kept with ``acked`` so the clock never scans all the ids per move."""

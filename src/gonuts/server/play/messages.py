@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -26,6 +26,7 @@ from gonuts.game import Game
 from gonuts.server.kernel import i18n
 from gonuts.server.kernel.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, byte_lru
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
+from gonuts.server.play import picks
 from gonuts.server.play.clock import deadlines_json, replace_in
 from gonuts.server.play.live import LiveTable
 from gonuts.server.transport.wire import ErrorMessage, Out, Strict
@@ -42,6 +43,8 @@ class ActBody(Strict):
     action: str = Field(max_length=64)
     id: str | None = Field(default=None, max_length=40)
     """Optional client id: a retried request with the same id is not applied twice."""
+    change: bool = False
+    """Replace my secret choice (a pick, a Cinnamon Twist pass) made earlier in this phase."""
 
 
 class Hello(Strict):
@@ -52,6 +55,14 @@ class Hello(Strict):
 
 class Act(Strict):
     type: Literal["act"]
+    action: str = Field(max_length=64)
+    id: str | None = Field(default=None, max_length=40)
+
+
+class Change(Strict):
+    """Replace my secret choice of this simultaneous phase, until the last seat has chosen."""
+
+    type: Literal["change"]
     action: str = Field(max_length=64)
     id: str | None = Field(default=None, max_length=40)
 
@@ -76,8 +87,12 @@ class Back(Strict):
     type: Literal["back"]
 
 
-ClientMessage = Annotated[Hello | Act | Hints | Lang | Ping | Back, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | Act | Hints | Lang | Ping | Back] = TypeAdapter(ClientMessage)
+ClientMessage = Annotated[
+    Hello | Act | Change | Hints | Lang | Ping | Back, Field(discriminator="type")
+]
+CLIENT_MESSAGE: TypeAdapter[Hello | Act | Change | Hints | Lang | Ping | Back] = TypeAdapter(
+    ClientMessage
+)
 
 # -- server -> client: HTTP responses and socket messages -----------------------------------------
 
@@ -145,6 +160,12 @@ class State(Out):
     breakdown: list[dict[str, Any]] | None
     deadlines: dict[str, float]
     """Seconds left to each human seat that must decide now, by seat (the turn clock)."""
+    rating: dict[str, int | None] | None
+    """The signed-in player's rating: ``{"rating": 1012, "change": 12}`` (``change``: this
+    game's, once it is over and rated, else null); null for guests, bots and spectators."""
+    change: list[dict[str, Any]]
+    """What this seat may replace its secret choice with (``change`` message), as ``legal``
+    entries; [] when it has no choice open to change (and for spectators)."""
 
 
 class Ack(Out):
@@ -152,6 +173,8 @@ class Ack(Out):
     id: str | None
     action: str
     version: int
+    changed: bool = False
+    """True: the answer to a ``change`` (the choice was replaced; the version is unchanged)."""
 
 
 class HintMessage(Out):
@@ -282,19 +305,74 @@ def state_message(
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
         "deadlines": deadlines_json(table) if deadlines is None else deadlines,
+        "rating": rating_json(table, seat),
+        "change": [action_json(a, names, lang) for a in picks.options(game, seat, table.pending)]
+        if seat is not None
+        else [],
     }
     return msg, len(view.events)
 
 
-def hint_message(
-    version: int, data: dict[str, Any], players: Sequence[str], lang: str
-) -> dict[str, Any]:
-    """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label."""
-    actions = [
-        {**a, "label": i18n.describe_action(parse_action(a["action"]), players, lang)}
-        for a in data["actions"]
-    ]
-    return {"type": "hint", "version": version, "hint": {**data, "actions": actions}}
+def rating_json(table: LiveTable, seat: int | None) -> dict[str, int | None] | None:
+    """The seat's rating as last looked up (``LiveTable.ratings``): the game's end's if known."""
+    if seat is None:
+        return None
+    over = table.ratings.get((seat, True))
+    return over if over is not None else table.ratings.get((seat, False))
+
+
+_HINT_TEXTS: Final[dict[str, dict[str, str]]] = i18n.texts("hints")
+"""The hint's one-line reasons (the ``hints`` of ``web/i18n/server/<lang>.json``)."""
+
+
+def _number(value: float, lang: str) -> str:
+    """One decimal, with the language's decimal mark."""
+    text = f"{value:.1f}"
+    return text if lang == "en" else text.replace(".", ",")
+
+
+def hint_message(version: int, data: dict[str, Any], view: PlayerView, lang: str) -> dict[str, Any]:
+    """A :class:`HintMessage`: ``data`` (``Hint.to_dict()``) with each action's label and the
+    card it is about (a pick: the card at that position; a power's choice: its card), and a
+    one-line ``why`` for the recommended action, in ``lang`` (issue 25: hints that teach)."""
+    actions = []
+    for a in data["actions"]:
+        action = parse_action(a["action"])
+        card = action.kind
+        if action.position is not None and 0 < action.position <= len(view.row):
+            card = view.row[action.position - 1]
+        label = i18n.describe_action(action, view.players, lang)
+        actions.append({**a, "label": label, "card": card})
+    return {
+        "type": "hint",
+        "version": version,
+        "hint": {**data, "actions": actions, "why": _why(data, actions, lang)},
+    }
+
+
+def _why(data: dict[str, Any], actions: Sequence[dict[str, Any]], lang: str) -> str | None:
+    """Why the recommended action: its figures, and why it is not the highest estimate when
+    it is not (a mixed strategy at a simultaneous choice, or a better explored estimate)."""
+    best = next((a for a in actions if a["action"] == data["recommended"]), None)
+    if best is None:
+        return None
+    texts = _HINT_TEXTS.get(lang, _HINT_TEXTS["en"])
+    score = best.get("expected_score")
+    fields = {
+        "action": best["label"],
+        "card": i18n.card_name(best["card"], lang) if best.get("card") else "",
+        "win": str(round(best["win_probability"] * 100)),
+        "score": _number(score, lang) if score is not None else "–",
+        "share": str(round(best.get("play_probability", 0.0) * 100)),
+        "contested": str(round((best.get("contested") or 0.0) * 100)),
+    }
+    if data.get("highest_win_probability", best["action"]) != best["action"]:
+        key = "why_mixed" if data.get("simultaneous") else "why_explored"
+    elif best.get("contested") is not None and best.get("card"):
+        key = "why_pick"
+    else:
+        key = "why"
+    return texts[key].format(**fields)
 
 
 # -- views, events, breakdowns, replays ------------------------------------------------------------

@@ -7,9 +7,9 @@ broadcast. A table's game is rebuilt from its stored deck and actions when it is
 :class:`~gonuts.server.kernel.relay.Relay`. Only :class:`~gonuts.view.PlayerView`-derived JSON
 (:mod:`gonuts.server.play.messages`) ever leaves this module.
 
-Over 500 lines (about 750), on purpose: every path that changes a live table — loading and
-catching up, presence, moves, bots, hints, broadcasts — takes that table's lock, and keeping
-them in one class keeps that discipline in one place. The lobby's steps
+Over 500 lines (about 900), on purpose: every path that changes a live table — loading and
+catching up, presence, moves and changed picks, bots, hints, broadcasts — takes that table's
+lock, and keeping them in one class keeps that discipline in one place. The lobby's steps
 (:mod:`gonuts.server.lobby.service`), storage, relay, messages, the clock and the socket are
 their own modules.
 """
@@ -38,6 +38,7 @@ from gonuts.server.lobby.protocol import (
     TUTORIAL_LEVEL,
     TutorialBot,
 )
+from gonuts.server.play import picks
 from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
 from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable, Seat
 from gonuts.server.play.messages import (
@@ -63,6 +64,8 @@ E = ErrorCode
 BotFactory = Callable[[str, int], Bot]
 FinishedHook = Callable[[str, Game], object]
 """(table id, the finished game): what another feature does when a game ends."""
+RatingLookup = Callable[[str, int], "dict[str, int | None] | None"]
+"""(table id, seat) -> ``{"rating", "change"}`` of the account sitting there, or None."""
 
 
 def _default_bot_factory(level: str, seed: int) -> Bot:
@@ -121,6 +124,9 @@ class Service:
         burst), 5 per 10 s by default; None: unlimited."""
         self.clock = TurnClock(self, scale=clock_scale)
         """Turn clocks (:mod:`gonuts.server.play.clock`); ``clock_scale`` shortens them in tests."""
+        self.rating_of: RatingLookup | None = None
+        """The seated account's rating (and this game's change of it) that each ``state``
+        carries: the accounts feature's, set by the wiring (:mod:`gonuts.server.service`)."""
         self.summary_interval = 0.1
         self.summary_per_socket = 0.001
         self.spectator_state_ttl = 0.1
@@ -253,11 +259,30 @@ class Service:
 
     @staticmethod
     def _replay(table: LiveTable, game: Game, actions: Sequence[StoredAction]) -> None:
-        """Apply stored actions to ``game`` and remember their client ids."""
+        """Apply stored actions to ``game``, remember their client ids and follow the
+        pending secret choices (``table.pending``)."""
         for a in actions:
+            before = picks.events_count(game)
             apply_recorded(game, a.seq, a.seat, a.notation)
+            table.pending = picks.track(table.pending, game, before, a)
             if a.client_id is not None:
                 table.remember(a.seat, a.client_id, a.notation, a.seq + 1)
+
+    def _changed_elsewhere(self, table: LiveTable) -> bool:
+        """Whether another process changed a pending choice of ``table`` in the database;
+        if so the game is rebuilt from the stored actions (the caller holds the lock)."""
+        if not table.pending or table.game is None:
+            return False
+        mine = {a.seq: a for a in table.pending.values()}
+        stored = self.store.actions_since(table.id, min(mine))
+        if all(mine.get(a.seq, a) == a for a in stored):
+            return False
+        table.pending, table.acked, table.clocked = {}, {}, {}
+        game = table.new_game()
+        everything = self.store.actions_since(table.id, 0)
+        self._replay(table, game, everything)
+        table.advance(game, len(everything))
+        return True
 
     def catch_up(self, table: LiveTable) -> Changes:
         """Bring ``table`` up to the database: seats, status, next table, new actions.
@@ -282,6 +307,9 @@ class Service:
         if stored.status != "open" and table.game is None:
             table.game = table.new_game()
             changes.state = True
+        if self._changed_elsewhere(table):
+            changes.state = True
+            actions = self.store.actions_since(table.id, table.version)
         if actions and table.game is not None:
             game = table.game.copy()
             self._replay(table, game, actions)
@@ -419,9 +447,7 @@ class Service:
             done = table.hint_results.get((conn.seat, table.version))
             game = table.game
             if done is not None and game is not None:
-                await conn.send(
-                    hint_message(table.version, done, game.view(conn.seat).players, conn.lang)
-                )
+                await conn.send(hint_message(table.version, done, game.view(conn.seat), conn.lang))
             self.schedule_hints(table)
 
     # -- playing ----------------------------------------------------------------------------------
@@ -487,6 +513,9 @@ class Service:
             return self.apply_locked(table, seat, notation, client_id)
         seq = table.version
         stored = StoredAction(seq, seat, notation, client_id)
+        pending = picks.track(table.pending, trial, picks.events_count(table.game), stored)
+        # an action closing a simultaneous phase is built on the others' pending choices
+        expect = picks.expected(table.pending, seat) if not pending else ()
         finished = None
         if trial.is_over:
             finished = FinishedGame(
@@ -497,7 +526,7 @@ class Service:
             )
         self._stores += 1
         try:
-            self.store.append_action(table.id, stored, finished)
+            self.store.append_action(table.id, stored, finished, expect)
         except ActionTakenError:
             # another server process took action ``seq`` (or this id) first: catch up, try again
             if not self.catch_up(table).state:
@@ -507,6 +536,7 @@ class Service:
         finally:
             self._stores -= 1
         table.advance(trial, seq + 1)
+        table.pending = pending
         if client_id is not None:
             table.remember(seat, client_id, notation, seq + 1)
         if trial.is_over:
@@ -514,6 +544,80 @@ class Service:
             for finished_hook in self.on_finished:
                 finished_hook(table.id, trial)
         return seq + 1, False
+
+    async def change(
+        self,
+        table: LiveTable,
+        seat: int,
+        notation: str,
+        ack: Callable[[int], Awaitable[None]] | None = None,
+        *,
+        client_id: str | None = None,
+    ) -> int:
+        """Replace ``seat``'s secret choice (a pick, a Cinnamon Twist pass) before the reveal:
+        commit, ``ack``, and send the new state to that seat's own sockets only (nobody else
+        learns of it); the version. ``pick_final`` once the last seat has chosen."""
+        if client_id is not None and client_id.startswith(CLOCK_ID):
+            raise ServiceError(E.MALFORMED, f"ids starting with {CLOCK_ID!r} are the server's", 422)
+        async with table.lock:
+            version, replayed = self.change_locked(table, seat, notation, client_id)
+            if ack is not None:
+                await ack(version)
+        if not replayed:
+            self.metrics.moves.labels("change").inc()
+            for conn in list(table.conns):
+                if conn.seat == seat:
+                    self._push_state(table, conn, deadlines=deadlines_json(table))
+        return version
+
+    def change_locked(
+        self, table: LiveTable, seat: int, notation: str, client_id: str | None = None
+    ) -> tuple[int, bool]:
+        """Rewrite ``seat``'s pending choice as ``notation`` (the caller holds the lock):
+        (version, replayed). Stored first (the action keeps its number), then made current."""
+        if client_id is not None:
+            done = table.acked.get((seat, client_id))
+            if done is not None:
+                if done[0] != notation:
+                    used = f"id {client_id!r} was used for {done[0]!r}"
+                    raise ServiceError(E.MALFORMED, used, 422)
+                return done[1], True
+        try:
+            action = parse_action(notation)
+        except MalformedActionError:
+            raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
+        game = table.game
+        if table.status == "open" or game is None:
+            raise ServiceError(E.NOT_STARTED)
+        old = table.pending.get(seat)
+        if old is None:
+            if self.relay.refresh(table).state:  # another process may be ahead of this one
+                return self.change_locked(table, seat, notation, client_id)
+            raise ServiceError(E.GAME_OVER if game.is_over else E.PICK_FINAL)
+        if action not in picks.options(game, seat, table.pending):
+            raise ServiceError(E.ILLEGAL, notation)
+        version = table.version
+        new = StoredAction(old.seq, seat, notation, client_id)
+        if notation == old.notation and client_id == old.client_id:
+            return version, False
+        trial = picks.replaced(table.new_game(), game, old.seq, notation)
+        self._stores += 1
+        try:
+            self.store.replace_action(table.id, new, version)
+        except ActionTakenError:
+            if not self.catch_up(table).state:
+                raise ServiceError(E.PICK_FINAL) from None
+            self._spawn(self.broadcast_state(table))
+            return self.change_locked(table, seat, notation, client_id)
+        finally:
+            self._stores -= 1
+        table.advance(trial, version)
+        table.pending = {**table.pending, seat: new}
+        if old.client_id is not None:
+            table.acked.pop((seat, old.client_id), None)
+        if client_id is not None:
+            table.remember(seat, client_id, notation, version)
+        return version, False
 
     @staticmethod
     def _trial(table: LiveTable, seat: int, action: Action, notation: str) -> Game:
@@ -548,6 +652,10 @@ class Service:
         return await asyncio.to_thread(bot.choose, view)
 
     async def _drive_bots(self, table: LiveTable) -> None:
+        """While bots are to act: every bot that must decide now thinks at once (a round's
+        selections: all of them, from the moment the round starts, each on a thinking worker
+        of its own if there are enough), and each decision is applied as soon as it is made,
+        but not before ``bot_delay`` since they started (bots never answer instantly)."""
         while table.status == "playing" and table.game is not None:
             game = table.game
             turns = [
@@ -557,38 +665,57 @@ class Service:
             ]
             if not turns:
                 return
-            if self.bot_delay:
-                await asyncio.sleep(self.bot_delay)
-            for seat, view in turns:
-                bot = table.bots.get(seat)
-                if bot is None or table.seats[seat].bot_level is None:
-                    continue  # the human came back during the delay (or said so)
-                level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
-                started = time.perf_counter()
-                try:
-                    if self.bot_factory is _default_bot_factory and level != TUTORIAL_LEVEL:
-                        # a worker decides, in turn (the tutorial's coach is scripted: here)
-                        action = await self.thinker.decide(table.id, level, view)
-                    else:  # bots of the caller's own making think here
-                        action = await asyncio.to_thread(bot.choose, view)
-                except Exception:
-                    log.exception("bot failed at table %s seat %s", table.id, seat)
-                    return
-                self.metrics.bot_think.labels(level).observe(time.perf_counter() - started)
-                if table.seats[seat].bot_level is None:
-                    continue  # the human came back while the bot was thinking
-                try:
-                    async with table.lock:
-                        self.apply_locked(table, seat, action.notation)
-                except DatabaseUnavailableError as exc:  # not stored: the same turn, a bit later
-                    await asyncio.sleep(exc.retry_after / 5)
-                    continue
-                except ServiceError:
-                    continue  # the position moved on meanwhile; look again
-                self.metrics.moves.labels("bot").inc()
-                await self.broadcast_state(table)
-                if table.status == "finished":
-                    await self.broadcast_table(table)
+            ready_at = time.monotonic() + self.bot_delay
+            thinking = [asyncio.ensure_future(self._bot_decision(table, s, v)) for s, v in turns]
+            try:
+                for next_done in asyncio.as_completed(thinking):
+                    decided = await next_done
+                    if decided is None:
+                        continue
+                    seat, action = decided
+                    wait = ready_at - time.monotonic()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    if table.seats[seat].bot_level is None:
+                        continue  # the human came back while the bot was thinking
+                    try:
+                        async with table.lock:
+                            self.apply_locked(table, seat, action.notation)
+                    except DatabaseUnavailableError as exc:  # not stored: think again, later
+                        await asyncio.sleep(exc.retry_after / 5)
+                        continue
+                    except ServiceError:
+                        continue  # the position moved on meanwhile; look again
+                    self.metrics.moves.labels("bot").inc()
+                    await self.broadcast_state(table)
+                    if table.status == "finished":
+                        await self.broadcast_table(table)
+            finally:
+                for task in thinking:
+                    task.cancel()
+            if not any(t.done() and not t.cancelled() and t.result() for t in thinking):
+                return  # every bot failed or left: nothing moved, do not spin
+
+    async def _bot_decision(
+        self, table: LiveTable, seat: int, view: PlayerView
+    ) -> tuple[int, Action] | None:
+        """One bot's decision at ``view`` (None: it failed, or its human came back)."""
+        bot = table.bots.get(seat)
+        if bot is None or table.seats[seat].bot_level is None:
+            return None
+        level = table.seats[seat].bot_level or REPLACEMENT_LEVEL
+        started = time.perf_counter()
+        try:
+            if self.bot_factory is _default_bot_factory and level != TUTORIAL_LEVEL:
+                # a worker decides (the tutorial's coach is scripted: here)
+                action = await self.thinker.decide(table.id, level, view)
+            else:  # bots of the caller's own making think here
+                action = await asyncio.to_thread(bot.choose, view)
+        except Exception:
+            log.exception("bot failed at table %s seat %s", table.id, seat)
+            return None
+        self.metrics.bot_think.labels(level).observe(time.perf_counter() - started)
+        return seat, action
 
     def schedule_hints(self, table: LiveTable) -> None:
         """Start computing a hint for each connected seat with hints on that must decide."""
@@ -628,7 +755,7 @@ class Service:
         table.hint_results[(seat, version)] = data
         for conn in list(table.conns):
             if conn.seat == seat:
-                await conn.send(hint_message(version, data, view.players, conn.lang))
+                await conn.send(hint_message(version, data, view, conn.lang))
 
     # -- telling the clients ----------------------------------------------------------------------
 
@@ -655,6 +782,8 @@ class Service:
                 table.spectator_states.clear()
                 table.spectator_states_at = (table.version, now)
             made = table.spectator_states
+        if conn.seat is not None:
+            self.look_up_rating(table, conn.seat)
         self._push_state(table, conn, full=full, view=view, public=public, made=made)
         if full:  # a player back at the table hears what was decided for them meanwhile
             await self.clock.welcome(table, conn)
@@ -694,6 +823,25 @@ class Service:
         conn.sent_events = done[1]
         conn.push(done[0])
 
+    def look_up_rating(self, table: LiveTable, seat: int) -> None:
+        """Fill ``table.ratings`` for ``seat`` if it is not known yet: once while the game
+        runs, once when it is over (until its rating change is there: rated just after the
+        commit, perhaps by another process)."""
+        if self.rating_of is None:
+            return
+        over = table.status == "finished"
+        if (seat, over) in table.ratings:
+            return
+        try:
+            found = self.rating_of(table.id, seat)
+        except Exception:  # a rating is a nicety: never worth a player's state
+            log.exception("rating lookup failed at table %s seat %s", table.id, seat)
+            found = None
+        if over and found is not None and found.get("change") is None:
+            table.ratings[(seat, False)] = found  # not rated (yet): shown, asked again later
+            return
+        table.ratings[(seat, over)] = found
+
     async def broadcast_state(self, table: LiveTable) -> None:
         """Queue the new state on every socket of ``table`` (each has its own writer: this
         never waits for a client)."""
@@ -705,6 +853,8 @@ class Service:
             public = public_view_json(next(iter(views.values())))
             made: dict[tuple[int | None, str, int], tuple[str, int]] = {}
             deadlines = deadlines_json(table)  # (once: the same figures for every socket)
+            for seat in {c.seat for c in conns if c.seat is not None}:
+                self.look_up_rating(table, seat)
             for conn in conns:
                 view = views[conn.seat]
                 self._push_state(

@@ -16,7 +16,16 @@ from gonuts.server.kernel import i18n
 from gonuts.server.kernel.errors import DatabaseUnavailableError, ErrorCode, ServiceError
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.play.live import LiveTable
-from gonuts.server.play.messages import Act, Back, Hello, Hints, Lang, Ping, table_summary
+from gonuts.server.play.messages import (
+    Act,
+    Back,
+    Change,
+    Hello,
+    Hints,
+    Lang,
+    Ping,
+    table_summary,
+)
 from gonuts.server.play.service import Service
 from gonuts.server.transport.conn import to_json
 from gonuts.server.transport.socket import (
@@ -185,12 +194,30 @@ async def on_act(s: TableSocket, msg: Act) -> None:
         await s.error(exc.code, exc.detail, id_)
 
 
+async def on_change(s: TableSocket, msg: Change) -> None:
+    conn = s.conn
+    if conn.seat is None:
+        await s.error(E.SPECTATOR, None, msg.id)
+        return
+    action, id_ = msg.action, msg.id
+
+    async def ack(version: int) -> None:
+        reply = {"type": "ack", "id": id_, "action": action, "version": version, "changed": True}
+        await conn.send(reply)
+
+    try:
+        await s.svc.change(s.joined, conn.seat, action, ack, client_id=id_)
+    except ServiceError as exc:
+        await s.error(exc.code, exc.detail, id_)
+
+
 def table_messages() -> Dispatcher[TableSocket]:
     """Play's socket messages and their handlers, in the protocol's order (``CLIENT_MESSAGE``);
     another feature adds its own with :meth:`Dispatcher.on` before the first socket opens."""
     d: Dispatcher[TableSocket] = Dispatcher()
     d.on(Hello, on_hello)
     d.on(Act, on_act)
+    d.on(Change, on_change)
     d.on(Hints, on_hints)
     d.on(Lang, on_lang)
     d.on(Ping, on_ping)

@@ -20,6 +20,7 @@ from typing import Final, Literal
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from gonuts.record import Record
 from gonuts.server.kernel.db import (
@@ -218,11 +219,19 @@ class PlayStore(Database):
         return [StoredAction(r.seq, r.seat, r.notation, r.client_id) for r in rows]
 
     def append_action(
-        self, table_id: str, action: StoredAction, finished: FinishedGame | None = None
+        self,
+        table_id: str,
+        action: StoredAction,
+        finished: FinishedGame | None = None,
+        expect: Sequence[StoredAction] = (),
     ) -> None:
         """Store action number ``action.seq``; with ``finished``, the game's end with it.
 
-        Raises :class:`ActionTakenError` if that number or that client id is already stored.
+        ``expect``: the stored actions it is built on (the other seats' pending choices, when it
+        closes a simultaneous phase): with the table's row locked, as :meth:`replace_action`
+        locks it, they are checked to be still stored so (another process may have changed
+        one meanwhile). Raises :class:`ActionTakenError` if that number or that client id is
+        already stored, or an expected action differs.
         """
         values = {
             "table_id": table_id,
@@ -232,15 +241,21 @@ class PlayStore(Database):
             "client_id": action.client_id,
         }
         try:
-            if finished is None:
+            if finished is None and not expect:
                 # The hot path: one INSERT, atomic by itself, so autocommit: on PostgreSQL one
                 # round trip instead of three (BEGIN, INSERT, COMMIT). Core, not the ORM.
                 with self.autocommit.connect() as c:
                     c.execute(INSERT_ACTION, values)
                 return
             with self.sessions() as s, s.begin():
+                if expect:
+                    s.get(TableRow, table_id, with_for_update=True)
+                    if self._stored(s, table_id, expect) != list(expect):
+                        raise ActionTakenError(f"{table_id}: a pending choice changed")
                 s.add(ActionRow(**values))
                 s.flush()  # the action first: a conflict is reported as such
+                if finished is None:
+                    return
                 row = s.get(TableRow, table_id)
                 assert row is not None
                 row.status = "finished"
@@ -255,6 +270,49 @@ class PlayStore(Database):
                 )
         except IntegrityError:
             raise ActionTakenError(f"{table_id} #{action.seq}") from None
+
+    @staticmethod
+    def _stored(s: Session, table_id: str, actions: Sequence[StoredAction]) -> list[StoredAction]:
+        """The stored actions with the numbers of ``actions``, in their order."""
+        rows = s.execute(
+            select(ActionRow.seq, ActionRow.seat, ActionRow.notation, ActionRow.client_id).where(
+                ActionRow.table_id == table_id, ActionRow.seq.in_([a.seq for a in actions])
+            )
+        ).all()
+        by_seq = {r.seq: StoredAction(r.seq, r.seat, r.notation, r.client_id) for r in rows}
+        return [by_seq[a.seq] for a in actions if a.seq in by_seq]
+
+    def replace_action(self, table_id: str, action: StoredAction, version: int) -> None:
+        """Rewrite stored action number ``action.seq`` (a pending choice changed before the
+        reveal: the record keeps only the final one), unless the table has moved on from
+        ``version`` actions: :class:`ActionTakenError` then (or if the client id is taken).
+
+        One transaction with the table's row locked, as a phase-closing :meth:`append_action`
+        locks it: of a change and the reveal, whichever commits second sees the first.
+        """
+        try:
+            with self.sessions() as s, s.begin():
+                s.get(TableRow, table_id, with_for_update=True)
+                later = s.scalar(
+                    select(ActionRow.seq)
+                    .where(ActionRow.table_id == table_id, ActionRow.seq >= version)
+                    .limit(1)
+                )
+                if later is not None:
+                    raise ActionTakenError(f"{table_id} #{later}: the table moved on")
+                done = s.execute(
+                    update(ActionRow)
+                    .where(
+                        ActionRow.table_id == table_id,
+                        ActionRow.seq == action.seq,
+                        ActionRow.seat == action.seat,
+                    )
+                    .values(notation=action.notation, client_id=action.client_id)
+                )
+                if done.rowcount != 1:  # type: ignore[attr-defined]
+                    raise ActionTakenError(f"{table_id} #{action.seq}: not this seat's")
+        except IntegrityError:
+            raise ActionTakenError(f"{table_id} #{action.seq}: client id taken") from None
 
     # -- listings ---------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from gonuts.server.kernel.limits import Limits
 from gonuts.server.kernel.metrics import CONTENT_TYPE, Metrics
 from gonuts.server.transport.middleware import request_lang
 from gonuts.server.transport.routes import api_router
-from gonuts.server.transport.rules_page import rules_html
+from gonuts.server.transport.rules_page import rules_html, rules_main
 from gonuts.server.transport.wire import Out
 
 E = ErrorCode
@@ -98,8 +98,10 @@ def pages_router(static: Path) -> APIRouter:
         return FileResponse(static / "offline.html", media_type="text/html")
 
     @router.get("/rules")
-    async def rules(request: Request) -> HTMLResponse:
-        return HTMLResponse(rules_html(request_lang(request)))
+    async def rules(request: Request, part: str | None = None) -> HTMLResponse:
+        """The rules page; ``?part=main``: only its content, for the app's rules view."""
+        lang = request_lang(request)
+        return HTMLResponse(rules_main(lang) if part == "main" else rules_html(lang))
 
     @router.get("/i18n/{name}")
     async def raw_catalogue(name: str) -> Response:

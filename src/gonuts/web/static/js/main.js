@@ -11,6 +11,7 @@ import { LobbyPage } from "./views/lobby.js";
 import { ProfilePage } from "./views/profile.js";
 import { NotFoundPage } from "./views/notfound.js";
 import { ReplayListPage, ReplayPage } from "./views/replays.js";
+import { RulesPage } from "./views/rules.js";
 import { TablePage } from "./views/tablepage.js";
 
 const LANGUAGE_NAMES = { en: "English", es: "Español", it: "Italiano" };
@@ -27,7 +28,7 @@ function renderHeader() {
       h("a", { href: "/", "data-link": "" }, t("app.lobby")),
       h("a", { href: "/replays", "data-link": "" }, t("app.replays")),
       h("a", { href: "/leaderboard", "data-link": "" }, t("leaderboard.title")),
-      h("a", { href: `/rules?lang=${lang}`, target: "_blank", rel: "noopener" }, t("app.rules"))),
+      h("a", { href: "/rules", "data-link": "", "data-testid": "rules-link" }, t("app.rules"))),
     accountLinks(navigate),
     h("label", { class: "toggle", for: "lang-select" },
       h("span", { class: "sr-only" }, t("app.language")),
@@ -55,6 +56,8 @@ function route() {
     page = new LeaderboardPage(main, navigate);
   } else if ((m = path.match(/^\/players\/([^/]+)\/?$/))) {
     page = new ProfilePage(main, decodeURIComponent(m[1]), navigate);
+  } else if (path === "/rules") {
+    page = new RulesPage(main);
   } else if (path.startsWith("/replays")) {
     page = new ReplayListPage(main, navigate);
   } else if (path === "/" || path === "/index.html") {
@@ -80,6 +83,9 @@ document.addEventListener("click", (e) => {
 window.addEventListener("popstate", route);
 
 async function boot() {
+  // A link with ?lang= (the server's rules page links back so) chooses the language.
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked && LANGUAGES.includes(asked)) localStorage.setItem("gonuts.lang", asked);
   let lang = localStorage.getItem("gonuts.lang");
   if (!lang || !LANGUAGES.includes(lang)) {
     try {

@@ -10,11 +10,14 @@ import { choiceDialog, stealDialog } from "./dialog.js";
 import { playReveal } from "./reveal.js";
 import { endScreen } from "./end.js";
 import { variantBadge } from "../variants.js";
+import { knownAccount, refreshAccount } from "./account.js";
 
 /**
  * @typedef {object} View  the server's PlayerView as JSON (docs/protocol.md)
  * @typedef {object} TableHandlers
  * @property {(action: string) => void} [act]        send a decision (absent: spectator / replay)
+ * @property {(action: string) => void} [change]     replace my secret choice before the reveal
+ *   (absent: sent as a `change` message through the clock's socket sender)
  * @property {(on: boolean) => void} [toggleHints]   switch hints for this seat
  * @property {() => void} [playAgain]
  * @property {import("../clock.js").TurnClock} [clock]   countdowns and "a bot plays for you"
@@ -44,6 +47,7 @@ export class TableScreen {
     this.hints = null;
     this.hintsOn = false;
     this.pending = null; // the action we sent and await an answer for
+    this.change = []; // what my secret choice may still be changed to (state.change)
     this.dialog = null;
     this.queue = Promise.resolve();
     this.log = [];
@@ -135,9 +139,25 @@ export class TableScreen {
     }
     this.view = state.view;
     this.version = state.version;
+    this.change = state.change ?? [];
+    this.#noteRating(state.rating);
     this.pending = null;
     this.dialogHidden = false;
     this.render();
+  }
+
+  /** The state's rating of a signed-in player (docs/protocol.md, `state.rating`): this game's
+   * change goes to the end screen, and a rating the header does not show yet refreshes it. */
+  #noteRating(rating) {
+    if (!rating) return;
+    if (rating.change !== null && rating.change !== undefined) {
+      this.extra = { ...this.extra, rating: { rating: rating.rating, change: rating.change } };
+    }
+    const known = knownAccount();
+    if (known && known.rating !== rating.rating && this.ratingShown !== rating.rating) {
+      this.ratingShown = rating.rating; // (asked once per new figure)
+      refreshAccount();
+    }
   }
 
   /** New seat information (who is connected, who is played by a bot), shown at once. */
@@ -155,7 +175,26 @@ export class TableScreen {
   setHints(message) {
     if (message.version !== this.version) return;
     this.hints = message.hint;
+    this.hintsVersion = message.version;
     this.render();
+  }
+
+  /** The hint of the current decision, or null: one of an earlier version is never shown. */
+  #currentHint() {
+    return this.hints && this.hintsVersion === this.version ? this.hints : null;
+  }
+
+  /** An open power dialog tells the hint's suggestion too (its options hide the panel). */
+  #hintInDialog() {
+    const dialog = this.dialog;
+    if (!dialog) return;
+    dialog.querySelector(".dialog-hint")?.remove();
+    const hint = this.hintsOn ? this.#currentHint() : null;
+    if (!hint?.why) return;
+    const line = h("p", { class: "dialog-hint", "data-testid": "dialog-hint" }, t("hints.in_dialog", { why: hint.why }));
+    const question = dialog.querySelector("h2 + p");
+    if (question) question.after(line);
+    else dialog.prepend(line);
   }
 
   setHintsOn(on) {
@@ -186,6 +225,20 @@ export class TableScreen {
     this.error = "";
     this.#closeDialog();
     this.handlers.act(action);
+    this.render();
+  }
+
+  /** Replace my pick (or Cinnamon Twist pass) until everyone has chosen (docs/protocol.md,
+   * "Changing a pick"): the server answers my own sockets only. */
+  #sendChange(action) {
+    if (this.pending) return;
+    const send = this.handlers.change
+      ?? ((a) => this.handlers.clock?.send?.({ type: "change", action: a }));
+    if (!send) return;
+    this.pending = action;
+    this.error = "";
+    this.#closeDialog();
+    send(action);
     this.render();
   }
 
@@ -253,8 +306,9 @@ export class TableScreen {
           // The prompt and my countdown share one line of fixed height: the row never moves.
           h("div", { class: "prompt-line" },
             this.#prompt(view, names, decision),
+            this.#changePass(view, names, decision),
             this.handlers.clock?.mine(view)),
-          this.#row(view, names, selecting ? decision : []),
+          this.#row(view, names, selecting ? decision : [], selecting ? this.change : []),
           h("div", { class: "table-extras" },
             this.hintsOn ? this.#hintsPanel(names) : null,
             this.#log(view, names),
@@ -269,6 +323,7 @@ export class TableScreen {
     const log = this.root.querySelector(".log");
     if (log) log.scrollTop = log.scrollHeight; // chronological: the newest line in view
     if (decision.length && !selecting && !this.pending) this.#openDialog(view, names, decision);
+    this.#hintInDialog();
   }
 
   /** What the pending power asks, naming the neighbour a Cinnamon Twist pass goes to. */
@@ -293,9 +348,15 @@ export class TableScreen {
     } else if (decision.length) {
       text = this.#question(view, names);
       cls = "prompt";
+    } else if (view.phase === "select" && view.selections?.[me] && this.change.length) {
+      text = t("table.change_pick", { n: view.selections[me] });
+      cls = "prompt locked changeable";
     } else if (view.phase === "select" && view.selections?.[me]) {
       text = `${t("table.locked_in", { n: view.selections[me] })} ${t("table.others_hidden")}`;
       cls = "prompt locked";
+    } else if (view.phase === "cinnamon_twist" && view.my_pass && this.change.length > 1) {
+      text = t("table.change_pass", { card: cardName(view.my_pass) });
+      cls = "prompt locked changeable";
     } else if (view.phase === "cinnamon_twist" && view.my_pass) {
       text = t("table.my_pass", { card: cardName(view.my_pass) });
       cls = "prompt locked";
@@ -320,8 +381,9 @@ export class TableScreen {
       text || "\u00a0", reopen ? " " : null, reopen);
   }
 
-  #row(view, names, picks) {
+  #row(view, names, picks, changes = []) {
     const legal = new Set(picks.map((a) => a.position));
+    const changeable = new Set(changes.map((a) => a.position));
     const me = view.seat;
     const mine = me !== null && me !== undefined ? view.selections?.[me] : null;
     // Fixed slots: a grid of as many columns as positions (two lines on a phone), so a card
@@ -337,7 +399,8 @@ export class TableScreen {
           .map((sel, p) => (sel === pos ? p : -1))
           .filter((p) => p >= 0)
           .map((p) => h("span", { class: `marker${p === me ? " me" : ""}`, dataset: { seat: p } }, names[p]));
-        const canPick = legal.has(pos) && !this.pending;
+        const canChange = !legal.has(pos) && changeable.has(pos) && pos !== mine && !this.pending;
+        const canPick = (legal.has(pos) || canChange) && !this.pending;
         const card = kind
           ? cardEl(kind, {
               tag: "button",
@@ -346,7 +409,10 @@ export class TableScreen {
                 type: "button",
                 disabled: !canPick,
                 "data-testid": `pick-${pos}`,
-                onclick: canPick ? () => this.#send(`pick ${pos}`) : null,
+                "data-change": canChange ? "true" : null,
+                title: canChange ? t("table.change_to", { n: pos }) : null,
+                onclick: canChange ? () => this.#sendChange(`pick ${pos}`)
+                  : canPick ? () => this.#send(`pick ${pos}`) : null,
               },
             })
           : h("div", { class: "empty-card" }, t("table.empty"));
@@ -438,18 +504,44 @@ export class TableScreen {
   }
 
   #hintsPanel(names) {
-    const hint = this.hints;
+    const hint = this.#currentHint();
+    const view = this.view;
+    const deciding = Boolean(view?.legal?.length);
+    const pct = (p) => `${Math.round(p * 100)}%`;
+    const contestedShown = (hint?.actions ?? []).some((a) => a.contested !== null && a.contested !== undefined);
+    const legend = h("ul", { class: "hint-legend muted", "data-testid": "hint-legend" },
+      h("li", {}, t("hints.legend_win")),
+      h("li", {}, t("hints.legend_score")),
+      contestedShown ? h("li", {}, t("hints.legend_contested")) : null,
+      h("li", {}, t("hints.legend_source")));
+    if (!hint) {
+      return h("section", { class: "panel hints", "data-testid": "hints" },
+        h("h3", {}, t("table.hints")),
+        h("p", { class: "muted" }, deciding ? t("table.hint_thinking") : t("hints.none")));
+    }
     return h("section", { class: "panel hints", "data-testid": "hints" },
       h("h3", {}, t("table.hints")),
-      !hint ? h("p", { class: "muted" }, t("table.hint_thinking"))
-        : h("table", {},
-            h("thead", {}, h("tr", {},
-              h("th", {}, t("hints.action")), h("th", {}, t("hints.win")), h("th", {}, t("hints.score")))),
-            h("tbody", {}, (hint.actions ?? []).map((a) =>
-              h("tr", { class: a.action === hint.recommended ? "best" : "" },
-                h("td", {}, a.label ?? describeAction(a.action, names)),
-                h("td", {}, `${Math.round(a.win_probability * 100)}%`),
-                h("td", {}, a.expected_score == null ? "–" : a.expected_score.toFixed(1)))))));
+      hint.why ? h("p", { class: "hint-why", "data-testid": "hint-why" }, "★ ", hint.why) : null,
+      h("table", {},
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col" }, t("hints.action")),
+          h("th", { scope: "col" }, t("hints.win")),
+          h("th", { scope: "col" }, t("hints.score")),
+          contestedShown ? h("th", { scope: "col" }, t("hints.contested")) : null)),
+        h("tbody", {}, (hint.actions ?? []).map((a) => {
+          const best = a.action === hint.recommended;
+          return h("tr", { class: best ? "best" : "", dataset: { action: a.action } },
+            h("td", {},
+              best ? h("span", { class: "sr-only" }, `${t("hints.suggested")}: `) : null,
+              best ? "★ " : "",
+              a.label ?? describeAction(a.action, names),
+              a.card && !(a.label ?? "").includes(cardName(a.card))
+                ? h("span", { class: "hint-card" }, ` · ${cardName(a.card)}`) : null),
+            h("td", {}, pct(a.win_probability)),
+            h("td", {}, a.expected_score == null ? "–" : a.expected_score.toFixed(1)),
+            contestedShown ? h("td", {}, a.contested == null ? "–" : pct(a.contested)) : null);
+        }))),
+      legend);
   }
 
   #help(view) {
@@ -460,6 +552,37 @@ export class TableScreen {
           h("li", {}, t("help.pick", { max: view.row.length })),
           h("li", {}, t("help.enter")),
           h("li", {}, t("help.tab")))));
+  }
+
+  /** Beside the prompt (its line has a fixed height): pass another Cinnamon Twist card. */
+  #changePass(view, names, decision) {
+    if (decision.length || view.phase !== "cinnamon_twist" || !view.my_pass) return null;
+    if (this.change.length < 2 || this.pending) return null;
+    return h("button", {
+      type: "button", class: "secondary change-pass", "data-testid": "change-pass",
+      onclick: () => this.#openChangeDialog(view, names),
+    }, t("table.change_pass_button"));
+  }
+
+  /** The Cinnamon Twist dialog again, to pass another card instead (until everyone has chosen). */
+  #openChangeDialog(view, names) {
+    if (this.dialog) return;
+    const mine = `pass ${view.my_pass}`;
+    this.dialog = choiceDialog({
+      title: `★ ${cardName(view.power ?? "")}`,
+      question: this.#question(view, names),
+      drawn: [],
+      options: this.change.filter((a) => a.action !== mine).map((a) => ({
+        action: a.action,
+        label: a.label ?? describeAction(a.action, names),
+        kind: a.kind ?? parseAction(a.action).kind ?? null,
+      })),
+      onChoose: (a) => this.#sendChange(a),
+      onHide: () => {
+        this.#closeDialog();
+        this.render();
+      },
+    });
   }
 
   #openDialog(view, names, decision) {
