@@ -232,9 +232,9 @@ def test_a_spectator_sees_no_secret(contexts: Contexts, live_server: LiveServer)
             assert "visible_to" not in event
     assert all(m.get("type") != "hint" for m in frames.received)
     assert all(m.get("token") is None for m in frames.sent if m.get("type") == "hello")
-    # The page shows nothing a seat would: no "locked in", no dialog, no hints toggle.
+    # The page shows nothing a seat would: no "Your choice", no dialog, no hints toggle.
     text = spectator.locator("body").inner_text()
-    assert "locked in" not in text
+    assert "Your choice" not in text
     expect(spectator.locator("dialog[open]")).to_have_count(0)
     expect(spectator.get_by_test_id("hints-toggle")).to_have_count(0)
     # Nor does the public state over HTTP carry a secret.

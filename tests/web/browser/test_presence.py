@@ -50,7 +50,7 @@ def test_a_player_who_leaves_is_replaced_by_a_bot_and_comes_back(contexts: Conte
     expect(ben_on_ana).to_have_text("Ben")
     # From now on Ben decides himself (a power dialog, then his pick in the next round).
     deadline = time.monotonic() + 20
-    while "locked in" not in back.get_by_test_id("prompt").inner_text():
+    while "Your choice" not in back.get_by_test_id("prompt").inner_text():
         assert time.monotonic() < deadline, back.get_by_test_id("prompt").inner_text()
         act_once(back, rng)
         act_once(ana, rng)

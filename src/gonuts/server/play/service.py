@@ -492,17 +492,10 @@ class Service:
         """Apply, store and make current ``notation`` for ``seat``: (version, replayed). The
         caller holds ``table.lock`` (players through :meth:`act`, bots, the turn clock); a
         refusal is a :class:`ServiceError`. Nothing is broadcast here."""
-        if client_id is not None:
-            done = table.acked.get((seat, client_id))
-            if done is not None:
-                if done[0] != notation:
-                    used = f"id {client_id!r} was used for {done[0]!r}"
-                    raise ServiceError(E.MALFORMED, used, 422)
-                return done[1], True
-        try:
-            action: Action = parse_action(notation)
-        except MalformedActionError:
-            raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
+        replayed = acked_version(table, seat, notation, client_id)
+        if replayed is not None:
+            return replayed, True
+        action = parsed_action(notation)
         try:
             trial = self._trial(table, seat, action, notation)
         except ServiceError:
@@ -575,17 +568,10 @@ class Service:
     ) -> tuple[int, bool]:
         """Rewrite ``seat``'s pending choice as ``notation`` (the caller holds the lock):
         (version, replayed). Stored first (the action keeps its number), then made current."""
-        if client_id is not None:
-            done = table.acked.get((seat, client_id))
-            if done is not None:
-                if done[0] != notation:
-                    used = f"id {client_id!r} was used for {done[0]!r}"
-                    raise ServiceError(E.MALFORMED, used, 422)
-                return done[1], True
-        try:
-            action = parse_action(notation)
-        except MalformedActionError:
-            raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
+        replayed = acked_version(table, seat, notation, client_id)
+        if replayed is not None:
+            return replayed, True
+        action = parsed_action(notation)
         game = table.game
         if table.status == "open" or game is None:
             raise ServiceError(E.NOT_STARTED)
@@ -902,3 +888,25 @@ class Service:
         ``reason`` are sent first; all at once, so one that does not read delays nobody."""
         conns = [c for t in list(self._tables.values()) for c in list(t.conns)]
         await asyncio.gather(*(c.close(code, reason) for c in conns))
+
+
+def acked_version(table: LiveTable, seat: int, notation: str, client_id: str | None) -> int | None:
+    """The version at which ``seat``'s ``client_id`` was acknowledged, if it was (the same
+    message sent again after a lost answer: answered again, never applied twice); ``malformed``
+    if that id was used for another action."""
+    if client_id is None:
+        return None
+    done = table.acked.get((seat, client_id))
+    if done is None:
+        return None
+    if done[0] != notation:
+        raise ServiceError(E.MALFORMED, f"id {client_id!r} was used for {done[0]!r}", 422)
+    return done[1]
+
+
+def parsed_action(notation: str) -> Action:
+    """RECORD.md notation as an action; ``bad_action`` (422) for anything else."""
+    try:
+        return parse_action(notation)
+    except MalformedActionError:
+        raise ServiceError(E.BAD_ACTION, repr(notation)[:80], 422) from None
