@@ -9,6 +9,7 @@ and whatever other features register beside them), turning refusals into ``error
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 
@@ -179,34 +180,30 @@ async def on_back(s: TableSocket, msg: Back) -> None:
 
 
 async def on_act(s: TableSocket, msg: Act) -> None:
-    conn = s.conn
-    if conn.seat is None:
-        await s.error(E.SPECTATOR, None, msg.id)
-        return
-    action, id_ = msg.action, msg.id
-
-    async def ack(version: int) -> None:
-        await conn.send({"type": "ack", "id": id_, "action": action, "version": version})
-
-    try:
-        await s.svc.act(s.joined, conn.seat, action, ack, client_id=id_)
-    except ServiceError as exc:
-        await s.error(exc.code, exc.detail, id_)
+    await _move(s, msg.action, msg.id, change=False)
 
 
 async def on_change(s: TableSocket, msg: Change) -> None:
+    await _move(s, msg.action, msg.id, change=True)
+
+
+async def _move(s: TableSocket, action: str, id_: str | None, *, change: bool) -> None:
+    """A seat's move (``act``) or its changed pick (``change``): acknowledged once stored (a
+    change's ``ack`` says ``"changed": true``), or refused with an ``error`` naming the id."""
     conn = s.conn
     if conn.seat is None:
-        await s.error(E.SPECTATOR, None, msg.id)
+        await s.error(E.SPECTATOR, None, id_)
         return
-    action, id_ = msg.action, msg.id
 
     async def ack(version: int) -> None:
-        reply = {"type": "ack", "id": id_, "action": action, "version": version, "changed": True}
+        reply: dict[str, Any] = {"type": "ack", "id": id_, "action": action, "version": version}
+        if change:
+            reply["changed"] = True
         await conn.send(reply)
 
+    move = s.svc.change if change else s.svc.act
     try:
-        await s.svc.change(s.joined, conn.seat, action, ack, client_id=id_)
+        await move(s.joined, conn.seat, action, ack, client_id=id_)
     except ServiceError as exc:
         await s.error(exc.code, exc.detail, id_)
 
