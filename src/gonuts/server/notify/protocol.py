@@ -41,7 +41,7 @@ class NoteTable:
 class Note:
     """What one account is told at once: one game (``turn``/``ended``) or several (``digest``)."""
 
-    account_id: str
+    account_id: int
     kind: NoteKind
     tables: tuple[NoteTable, ...]
 
