@@ -217,3 +217,41 @@ class PlayNowRow(Base):
     table_id: Mapped[str | None] = mapped_column(String(32), default=None)
     seat: Mapped[int | None] = mapped_column(Integer, default=None)
     token: Mapped[str | None] = mapped_column(String(64), default=None)
+
+
+class DeadlineRow(Base):
+    """When the clock decides for a human seat that must decide now (migration 0010): an
+    absolute UTC time, so a restart or another process keeps it. ``decision`` is the count of
+    actions the seat had taken when the decision became pending (the clock's decision key)."""
+
+    __tablename__ = "gn_deadlines"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    decision: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (Index("ix_gn_deadlines_due", "due_at"),)
+
+
+class OutboxRow(Base):
+    """One fact an account is to be told (migration 0010): ``turn`` (a turn-based decision
+    waits for its seat) or ``ended``. Unique by table, seat, decision and kind: stored once
+    however many processes see it; ``sent_at`` is set once the dispatcher has sent it."""
+
+    __tablename__ = "gn_outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("gn_tables.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    decision: Mapped[int] = mapped_column(Integer)
+    """The seat's decision key (as in :class:`DeadlineRow`); ``-1`` for ``ended``."""
+    kind: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+    __table_args__ = (
+        Index("ux_gn_outbox_fact", "table_id", "seat", "decision", "kind", unique=True),
+        Index("ix_gn_outbox_pending", "sent_at", "account_id"),
+    )
