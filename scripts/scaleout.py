@@ -58,6 +58,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--addresses", type=int, default=125)
     p.add_argument("--db", default=os.environ.get("GONUTS_TEST_PG_URL"))
     p.add_argument("--json", default=None, metavar="FILE", help="write the figures as JSON")
+    p.add_argument(
+        "--profile",
+        default=None,
+        metavar="FILE",
+        help="py-spy records the surviving process from 1 s before the kill for 8 s "
+        "(collapsed stacks, for finding where the reconnections' time goes)",
+    )
     return p.parse_args(argv)
 
 
@@ -200,6 +207,15 @@ def run(args: argparse.Namespace) -> int:
             while time.monotonic() - started < args.kill_at and load.poll() is None:
                 time.sleep(0.1)
             held = open_sockets(victim.port)
+            if args.profile:
+                spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+                record = [spy, "record", "--pid", str(servers[1].pid), "--duration", "8",
+                          "--rate", "200", "--format", "raw", "--output", args.profile,
+                          "--nonblocking"]  # fmt: skip
+                procs.append(
+                    subprocess.Popen(record, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                )
+                time.sleep(1.0)
             victim.kill()
             killed_at = time.monotonic() - started
             print(f"  {killed_at:.1f} s: SIGKILL to the process on {victim.port} "

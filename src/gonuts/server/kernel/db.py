@@ -151,6 +151,9 @@ def _unavailable(context: ExceptionContext) -> Exception | None:
     return DatabaseUnavailableError(reason)
 
 
+PG_RECYCLE: Final = 1800
+"""Seconds after which a pooled PostgreSQL connection is replaced (idle-connection killers
+in front of the database, such as a proxy's idle timeout, are usually longer)."""
 LOG_EVERY: Final = 5.0
 """Seconds between two log lines of one kind of database fault (every refusal raises one)."""
 _LOGGED: dict[str, float] = {}
@@ -179,9 +182,14 @@ def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
             cursor.close()
 
     else:
+        # No ``pool_pre_ping``: its round trip on every checkout was a fifth of the event
+        # loop's time under load (docs/loadtest.md, "Scale-out"). A connection the database
+        # dropped fails its statement instead, which SQLAlchemy takes as a disconnect: it
+        # invalidates the whole pool, the request gets ``database_unavailable`` (503,
+        # ``Retry-After``) and the next one connects afresh (tests/web/test_faults.py).
         engine = create_engine(
             url,
-            pool_pre_ping=True,
+            pool_recycle=PG_RECYCLE,
             connect_args={
                 "application_name": f"gonuts:{origin}",
                 "connect_timeout": PG_CONNECT_TIMEOUT,

@@ -47,6 +47,7 @@ from gonuts.server.play.messages import (
     state_message,
     table_summary,
 )
+from gonuts.server.play.presence import Presence
 from gonuts.server.play.store import (
     ActionTakenError,
     FinishedGame,
@@ -102,6 +103,8 @@ class Service:
         """Called (synchronously, after the commit) with each game that has just finished:
         the accounts feature rates it (:mod:`gonuts.server.service` wires it)."""
         self.relay: Relay[LiveTable] = relay if relay is not None else relay_for(store)
+        self.presence = Presence(store, self.relay)
+        """Seats seen and sockets changed, written in batches (:mod:`.presence`)."""
         self.metrics = metrics or Metrics()
         self.metrics.watch(self.tables_by_status)
         self.keep_finished = keep_finished
@@ -160,6 +163,7 @@ class Service:
             await asyncio.sleep(0.01)
 
     async def close(self) -> None:
+        self.presence.flush()
         await self.relay.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
@@ -378,11 +382,11 @@ class Service:
             if task is not None:
                 task.cancel()
             seat = table.seats[conn.seat]
-            self.store.update_seat(table.id, conn.seat, seen=True, replaced=False)
-            if seat.replaced:
+            if seat.replaced:  # (back after a bot played for them: cleared at once)
+                self.store.update_seat(table.id, conn.seat, seen=True, replaced=False)
                 seat.replaced = False
                 table.bots.pop(conn.seat, None)
-            self.relay.announce(table)
+            self.presence.seen(table, conn.seat, back=True)
         self.summary_soon(table)
 
     async def disconnect(self, table: LiveTable, conn: Conn) -> None:
@@ -390,9 +394,8 @@ class Service:
         self.metrics.open_sockets.dec()
         seat = conn.seat
         if seat is not None:
-            self.store.update_seat(table.id, seat, seen=True)
+            self.presence.seen(table, seat, back=False)
             self._clock_if_absent(table, table.seats[seat])
-            self.relay.announce(table)
         self.summary_soon(table)
 
     def _clock_if_absent(self, table: LiveTable, s: Seat) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -199,6 +199,22 @@ class PlayStore(Database):
                 .where(SeatRow.table_id == table_id, SeatRow.seat == seat)
                 .values(**values)
             )
+
+    def mark_seen(self, seats: dict[tuple[str, int], bool]) -> None:
+        """Many seats seen now, in one transaction (:mod:`gonuts.server.play.presence`):
+        ``{(table, seat): back}``, ``back`` also clearing the seat's ``replaced`` flag."""
+        now = utcnow()
+        by_back: dict[bool, list[dict[str, object]]] = {False: [], True: []}
+        for (table_id, seat), back in seats.items():
+            by_back[back].append({"t": table_id, "s": seat, "now": now})
+        where = (SeatRow.table_id == bindparam("t"), SeatRow.seat == bindparam("s"))
+        with self.autocommit.begin() as c:
+            for back, params in by_back.items():
+                if params:
+                    values: dict[str, object] = {"last_seen": bindparam("now")}
+                    if back:
+                        values["replaced"] = False
+                    c.execute(update(SeatRow).where(*where).values(**values), params)
 
     def start(self, table_id: str) -> None:
         """Every seat is taken: the game is on."""
