@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import http_ece  # type: ignore[import-untyped]
-from aiosmtpd.controller import Controller  # type: ignore[import-untyped]
+from aiosmtpd.controller import Controller
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
@@ -95,7 +96,9 @@ class PushService:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
-                service.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                service.received.append(
+                    Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
                 self.send_response(service.status.get(self.path, 201))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -128,7 +131,9 @@ class Mailbox:
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+    async def handle_DATA(  # noqa: N802 (aiosmtpd's name)
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
         message = message_from_bytes(envelope.content, policy=policy.default)
         assert isinstance(message, EmailMessage)
         message["X-Envelope-To"] = ",".join(envelope.rcpt_tos)
@@ -140,7 +145,10 @@ class Mailbox:
 def smtp_server() -> Iterator[tuple[Mailbox, str]]:
     """An SMTP server on loopback and its ``GONUTS_SMTP_URL`` (plain: a local relay)."""
     box = Mailbox()
-    controller = Controller(box, hostname="127.0.0.1", port=0)
+    with socket.socket() as probe:  # (aiosmtpd's controller wants a port number, not 0)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(box, hostname="127.0.0.1", port=port)
     controller.start()
     try:
         yield box, f"smtp+plain://127.0.0.1:{controller.port}"

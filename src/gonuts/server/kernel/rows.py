@@ -1,7 +1,8 @@
 """The schema as SQLAlchemy rows: tables, seats, accepted actions, finished games, accounts,
-their sessions and ratings, shared secrets, reviews, rooms and chat, deadlines, notifications. Every change here comes with a migration
-(``migrations/versions/``); :mod:`gonuts.server.kernel.db` makes the engines and re-exports
-these names, so ``from gonuts.server.kernel.db import SeatRow`` keeps working.
+their sessions and ratings, shared secrets, reviews, rooms and chat, deadlines, notifications.
+Every change here comes with a migration (``migrations/versions/``);
+:mod:`gonuts.server.kernel.db` makes the engines and re-exports these names, so
+``from gonuts.server.kernel.db import SeatRow`` keeps working.
 """
 
 from __future__ import annotations

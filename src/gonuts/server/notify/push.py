@@ -27,8 +27,8 @@ from py_vapid import Vapid  # type: ignore[import-untyped]
 from pywebpush import WebPusher  # type: ignore[import-untyped]
 
 from gonuts.server.notify.protocol import Note
-from gonuts.server.notify.service import public_url, wording
 from gonuts.server.notify.store import NotifyStore, Subscription
+from gonuts.server.notify.texts import public_url, wording
 
 log = logging.getLogger("gonuts.server.notify")
 

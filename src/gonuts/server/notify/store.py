@@ -11,6 +11,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from gonuts.server.kernel.db import (
+    AccountRow,
     Database,
     NotifySettingsRow,
     PushSubscriptionRow,
@@ -59,7 +60,12 @@ class NotifyStore(Database):
                 return NotifySettings()
             pending = row.token_expires is not None and row.token_expires > utcnow()
             return NotifySettings(
-                row.push, row.email, row.address, row.verified, row.lang, pending and not row.verified
+                row.push,
+                row.email,
+                row.address,
+                row.verified,
+                row.lang,
+                pending and not row.verified,
             )
 
     def save_notify_settings(
@@ -108,13 +114,21 @@ class NotifyStore(Database):
             return None
         return found.address, found.lang
 
+    def notify_account_name(self, account_id: int) -> str | None:
+        """The account's name (the mails say whose account they are for)."""
+        with self.autocommit.connect() as c:
+            name = c.scalar(select(AccountRow.name).where(AccountRow.id == account_id))
+        return None if name is None else str(name)
+
     # -- push subscriptions -----------------------------------------------------------------------
 
     def subscribe(self, account_id: int, sub: Subscription) -> None:
         """Keep ``sub`` for the account (one endpoint belongs to the account that subscribed
         it last); beyond :data:`MAX_SUBSCRIPTIONS` the oldest go."""
         with self.sessions() as s, s.begin():
-            s.execute(delete(PushSubscriptionRow).where(PushSubscriptionRow.endpoint == sub.endpoint))
+            s.execute(
+                delete(PushSubscriptionRow).where(PushSubscriptionRow.endpoint == sub.endpoint)
+            )
             s.add(
                 PushSubscriptionRow(
                     account_id=account_id, endpoint=sub.endpoint, p256dh=sub.p256dh, auth=sub.auth
@@ -144,7 +158,9 @@ class NotifyStore(Database):
         with self.autocommit.connect() as c:
             rows = c.execute(
                 select(
-                    PushSubscriptionRow.endpoint, PushSubscriptionRow.p256dh, PushSubscriptionRow.auth
+                    PushSubscriptionRow.endpoint,
+                    PushSubscriptionRow.p256dh,
+                    PushSubscriptionRow.auth,
                 )
                 .where(PushSubscriptionRow.account_id == account_id)
                 .order_by(PushSubscriptionRow.id)
@@ -167,10 +183,12 @@ class NotifyStore(Database):
     def forget_notify(self, account_id: int) -> None:
         """A deleted account's subscriptions and settings go."""
         with self.sessions() as s, s.begin():
-            s.execute(delete(PushSubscriptionRow).where(PushSubscriptionRow.account_id == account_id))
+            s.execute(
+                delete(PushSubscriptionRow).where(PushSubscriptionRow.account_id == account_id)
+            )
             s.execute(delete(NotifySettingsRow).where(NotifySettingsRow.account_id == account_id))
 
-    # -- the VAPID key ------------------------------------------------------------------------------
+    # -- the VAPID key ----------------------------------------------------------------------------
 
     def vapid_key(self) -> ec.EllipticCurvePrivateKey:
         """The server's VAPID private key, made by whichever process asks first (every process

@@ -33,14 +33,10 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("failed_at", sa.DateTime(), nullable=True),
     )
-    op.create_index(
-        "ix_gn_push_subscriptions_account_id", "gn_push_subscriptions", ["account_id"]
-    )
+    op.create_index("ix_gn_push_subscriptions_account_id", "gn_push_subscriptions", ["account_id"])
     op.create_table(
         "gn_notify_settings",
-        sa.Column(
-            "account_id", sa.Integer(), sa.ForeignKey("gn_accounts.id"), primary_key=True
-        ),
+        sa.Column("account_id", sa.Integer(), sa.ForeignKey("gn_accounts.id"), primary_key=True),
         sa.Column("push", sa.Boolean(), nullable=False),
         sa.Column("email", sa.Boolean(), nullable=False),
         sa.Column("address", sa.String(254), nullable=True),
