@@ -101,7 +101,7 @@ async function load(body, say) {
     mount(state, !settings.address ? null
       : confirmed ? h("span", { class: "ok-text" }, "✓ ", t("notify.verified"))
         : settings.pending ? t("notify.pending") : t("notify.unverified"));
-    verify.hidden = !settings.mail_available || !settings.address || settings.verified;
+    verify.hidden = !settings.mail_available || !address.value.trim() || confirmed;
     email.disabled = !settings.mail_available;
     address.disabled = !settings.mail_available;
   };
@@ -161,6 +161,7 @@ async function load(body, say) {
       verify.disabled = false;
     }
   });
+  address.addEventListener("input", show);
   show();
   mount(body,
     h("label", { class: "check", for: "notify-push" }, push, " ", t("notify.push")),
