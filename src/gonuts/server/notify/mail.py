@@ -138,27 +138,28 @@ def page(
     e = html.escape
     body = "".join(f'<p style="margin:0 0 12px">{e(p)}</p>' for p in paragraphs)
     buttons = "".join(
-        f'<p style="margin:16px 0"><a href="{e(url)}" style="background:#b4235a;color:#fff;'
-        f'padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:bold">'
-        f"{e(label)}</a></p>"
+        f'<p style="margin:12px 0"><a href="{e(url)}" style="display:inline-block;'
+        "background:#b83d72;color:#fff;padding:10px 18px;border-radius:999px;"
+        f'text-decoration:none;font-weight:bold">{e(label)}</a></p>'
         for label, url in links
     )
     more = (
-        f' <a href="{e(footer_link[1])}" style="color:#6b4e3d">{e(footer_link[0])}</a>'
+        f' <a href="{e(footer_link[1])}" style="color:#8a2a55">{e(footer_link[0])}</a>'
         if footer_link
         else ""
     )
     return (
         f'<!doctype html><html lang="{e(lang)}"><head><meta charset="utf-8">'
         f"<title>{e(title)}</title></head>"
-        '<body style="margin:0;padding:24px;background:#fdf3e7;font-family:system-ui,'
-        'sans-serif;color:#3b2a20">'
+        '<body style="margin:0;padding:24px;background:#fff8ee;font-family:system-ui,'
+        'sans-serif;color:#2d1b10">'
         '<div style="max-width:520px;margin:auto;background:#fff;border-radius:12px;'
-        'padding:24px;border:1px solid #f0d9c0">'
-        f'<p style="margin:0 0 8px;color:#b4235a;font-weight:bold">🍩 {e(SITE_NAME)}</p>'
+        'border:1px solid #ecd9c2;overflow:hidden">'
+        '<p style="margin:0;padding:10px 24px;background:#5b3417;color:#fff;font-weight:bold">'
+        f'{e(SITE_NAME)}</p><div style="padding:20px 24px 24px">'
         f'<h1 style="font-size:22px;margin:0 0 16px">{e(title)}</h1>{body}{buttons}'
         f'<p style="margin:24px 0 0;font-size:13px;color:#6b4e3d">{e(footer)}{more}</p>'
-        "</div></body></html>"
+        "</div></div></body></html>"
     )
 
 
