@@ -154,3 +154,11 @@ def smtp_server() -> Iterator[tuple[Mailbox, str]]:
         yield box, f"smtp+plain://127.0.0.1:{controller.port}"
     finally:
         controller.stop()
+
+
+def part(message: EmailMessage, kind: str) -> str:
+    """The text of a mail's ``plain`` or ``html`` part (it must have one)."""
+    found = message.get_body((kind,))
+    assert found is not None, f"no {kind} part"
+    text: str = found.get_content()
+    return text

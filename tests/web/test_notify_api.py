@@ -23,7 +23,7 @@ from gonuts.server.notify.protocol import Note, NoteTable
 from gonuts.server.notify.push import PushChannel
 from gonuts.server.notify.service import channels
 from web.helpers import AppFactory, error_code
-from web.notify_fakes import Mailbox, b64d, push_service, smtp_server
+from web.notify_fakes import Mailbox, b64d, part, push_service, smtp_server
 from web.test_accounts import PASSWORD, quick, session, signup
 
 SITE = "https://gonuts.test"
@@ -132,7 +132,7 @@ def test_a_browser_subscribes_and_unsubscribes(app: FastAPI, client: TestClient)
 
 
 def link_in(message: Any) -> str:
-    plain = message.get_body(("plain",)).get_content()
+    plain = part(message, "plain")
     found = re.search(r"https?://\S+/api/notify/verify\?\S+", plain)
     assert found, plain
     return found.group(0)
@@ -203,17 +203,17 @@ def test_a_note_is_mailed_only_to_a_verified_address(mail: Mailbox, make_app: Ap
     assert note["X-Envelope-To"] == "Ana@example.org"
     assert note["Subject"] == "Game over at Ana's table"
     assert note["From"] == "Go Nuts for Donuts <turns@gonuts.test>"
-    plain = note.get_body(("plain",)).get_content()
+    plain = part(note, "plain")
     assert "You came 2nd of 4." in plain
     assert f"{SITE}/t/abc123" in plain
     assert f"{SITE}/account#notifications" in plain
-    rich = note.get_body(("html",)).get_content()
+    rich = part(note, "html")
     assert f'href="{SITE}/t/abc123"' in rich and "Ana&#x27;s table" in rich
 
     digest = Note(ids["Ana"], "digest", (table, NoteTable("d2", "Dos", "/t/d2", 1, None)))
     assert asyncio.run(channel.send(digest)) is True
     assert mail.messages[-1]["Subject"] == "2 games are waiting for you"
-    assert f"{SITE}/t/d2" in mail.messages[-1].get_body(("plain",)).get_content()
+    assert f"{SITE}/t/d2" in part(mail.messages[-1], "plain")
 
 
 def test_no_smtp_url_no_mail_channel(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 from gonuts.server.notify.mail import MailChannel, Mailer, SmtpConfig
 from gonuts.server.notify.protocol import Note, NoteTable
 from gonuts.server.notify.push import payload
-from web.notify_fakes import Mailbox, smtp_server
+from gonuts.server.notify.store import NotifyStore
+from web.notify_fakes import Mailbox, part, smtp_server
 
 from .axe import assert_accessible
 from .conftest import Contexts, LiveServer
@@ -38,7 +39,7 @@ def mailbox() -> Iterator[Mailbox]:
 def link_in(box: Mailbox, to: str) -> str:
     mine = [m for m in box.messages if m["X-Envelope-To"] == to]
     assert mine, [m["X-Envelope-To"] for m in box.messages]
-    plain = mine[-1].get_body(("plain",)).get_content()
+    plain = part(mine[-1], "plain")
     found = re.search(r"https?://\S+/api/notify/verify\?\S+", plain)
     assert found, plain
     return found.group(0)
@@ -159,7 +160,7 @@ def test_the_service_worker_shows_a_push_and_opens_its_game(
 
 def test_a_notification_mail_as_a_reader_shows_it(page_for_mail: Page, screenshots: Path) -> None:
     channel = MailChannel(
-        None,  # type: ignore[arg-type]  (compose reads nothing from the store)
+        cast(NotifyStore, None),  # (compose reads nothing from the store)
         Mailer(SmtpConfig("localhost", 25, "plain", "turns@gonuts.example")),
         "https://gonuts.example",
     )
@@ -170,9 +171,7 @@ def test_a_notification_mail_as_a_reader_shows_it(page_for_mail: Page, screensho
     )
     mail = channel.compose(Note(1, "digest", tables), "nora@example.org", "en", "Nora")
     assert mail["Subject"] == "3 games are waiting for you"
-    rich = mail.get_body(("html",))
-    assert rich is not None
-    page_for_mail.set_content(rich.get_content())
+    page_for_mail.set_content(part(mail, "html"))
     expect(page_for_mail.get_by_role("heading", name="3 games are waiting for you")).to_be_visible()
     links = page_for_mail.get_by_role("link")
     expect(links).to_have_count(4)  # each game and the settings
