@@ -107,16 +107,18 @@ def test_a_browser_subscribes_and_unsubscribes(app: FastAPI, client: TestClient)
         sub = browser.subscription
         body = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
         assert error_code(client.post("/api/notify/subscriptions", json=body)) == "not_signed_in"
-        r = client.post("/api/notify/subscriptions", json=body, headers=session(ana))
+        r = client.post("/api/notify/subscriptions?lang=it", json=body, headers=session(ana))
         assert r.status_code == 201, r.text
         got = client.get("/api/notify/settings", headers=session(ana)).json()
         assert got["subscriptions"] == 1
+        assert got["lang"] == "it" and got["push"] is True  # pushes speak its language
         # the key the browser got is the one the pushes are signed with
         [push] = [c for c in channels(app.state.service.store) if isinstance(c, PushChannel)]
         assert push.public_key == key
         table = NoteTable("abc", "Ana's", "/t/abc", 1, None, players=2)
         assert asyncio.run(push.send(Note(1, "turn", (table,)))) is True
-        assert browser.decrypt(service.received[0].body)["url"] == "/t/abc"
+        pushed = browser.decrypt(service.received[0].body)
+        assert pushed["url"] == "/t/abc" and pushed["title"] == "Tocca a te a Ana's"
 
         bad = {**body, "keys": {"p256dh": "A" * 87, "auth": sub.auth}}
         r = client.post("/api/notify/subscriptions", json=bad, headers=session(ana))
@@ -173,6 +175,9 @@ def test_the_verification_link_verifies_once(mail: Mailbox, make_app: AppFactory
             client.post("/api/notify/verify", headers=session(bea)).status_code for _ in range(4)
         ]
         assert codes == [202, 202, 202, 429]
+        cai = signup(client, "Cai")  # another account cannot flood the same address
+        put(client, cai, push=True, email=True, address="BEA@example.org")
+        assert error_code(client.post("/api/notify/verify", headers=session(cai))) == "rate_limited"
         tokens = {link_in(m).split("token=")[1].split("&")[0] for m in mail.messages[1:]}
         assert len(tokens) == 3
         beas = [m for m in mail.messages if m["X-Envelope-To"] == "bea@example.org"]
@@ -234,7 +239,7 @@ def test_deleting_an_account_drops_its_settings_and_export_shows_them(
     with push_service() as service:
         sub = service.subscriber("ana").subscription
         body = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
-        client.post("/api/notify/subscriptions", json=body, headers=session(ana))
+        client.post("/api/notify/subscriptions?lang=es", json=body, headers=session(ana))
     export = json.loads(client.get("/api/account/export", headers=session(ana)).text)
     shown = export["notifications"]
     assert shown["push"] is False and shown["email"] is True

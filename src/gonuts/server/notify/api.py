@@ -128,14 +128,17 @@ def notify_router(notes: Notifications) -> APIRouter:
         return out(me.id, saved)
 
     @api.post("/notify/subscriptions", status_code=201, response_model=Done)
-    async def subscribe(body: PushSubscriptionIn, account: CurrentAccount) -> dict[str, Any]:
+    async def subscribe(
+        body: PushSubscriptionIn, request: Request, account: CurrentAccount
+    ) -> dict[str, Any]:
         """Keep this browser's push subscription for the account (at most 10 browsers; the
-        oldest goes)."""
+        oldest goes); the pushes speak this request's language."""
         me = signed_in(account)
         if notes.public_key() is None:
             raise ServiceError(E.NOT_FOUND, "this server has no push", 404)
         check_point(body.keys.p256dh)
-        notes.subscribe(me.id, Subscription(body.endpoint, body.keys.p256dh, body.keys.auth))
+        sub = Subscription(body.endpoint, body.keys.p256dh, body.keys.auth)
+        notes.subscribe(me.id, sub, request_lang(request))
         return {"ok": True}
 
     @api.delete("/notify/subscriptions", response_model=Done)

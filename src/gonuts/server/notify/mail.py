@@ -204,7 +204,12 @@ class MailChannel:
         if to is None or name is None or not note.tables:
             return False
         address, lang = to
-        return await self.mailer.send(self.compose(note, address, lang, name))
+        try:
+            message = self.compose(note, address, lang, name)
+        except Exception:  # (never raises: a broken channel must not stop the others)
+            log.exception("mail: note for account %s not composed", note.account_id)
+            return False
+        return await self.mailer.send(message)
 
 
 def mailer_from_env(env: Mapping[str, str]) -> Mailer | None:

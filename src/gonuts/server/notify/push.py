@@ -136,7 +136,15 @@ class PushChannel:
         return signed
 
     async def send(self, note: Note) -> bool:
-        """Push ``note`` to each of the account's browsers; whether one took it."""
+        """Push ``note`` to each of the account's browsers; whether one took it. Never
+        raises (a broken channel must not stop the others)."""
+        try:
+            return await self.deliver(note)
+        except Exception:
+            log.exception("push: note for account %s not sent", note.account_id)
+            return False
+
+    async def deliver(self, note: Note) -> bool:
         try:
             settings = self.store.notify_settings(note.account_id)
             subs = self.store.subscriptions(note.account_id) if settings.push else []

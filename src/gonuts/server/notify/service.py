@@ -57,7 +57,7 @@ class Notifications:
         self.mailer: Mailer | None = mailer_from_env(self.env)
         """This server's mailer (None: it sends no mail, ``GONUTS_SMTP_URL`` is unset)."""
         self.verify_mails = BucketMap(1 / 600, 3)
-        """Verification mails per account: 3, then one every 10 minutes."""
+        """Verification mails per account and per address: 3, then one every 10 minutes."""
         self._key: list[str | None] = []
 
     def public_key(self) -> str | None:
@@ -85,21 +85,26 @@ class Notifications:
             lang=normalize(lang) or DEFAULT_LANG,
         )
 
-    def subscribe(self, account_id: int, sub: Subscription) -> None:
+    def subscribe(self, account_id: int, sub: Subscription, lang: str) -> None:
+        """Keep a browser's subscription; pushes speak the language it subscribed in."""
         self.store.subscribe(account_id, sub)
+        self.store.notify_language(account_id, normalize(lang) or DEFAULT_LANG)
 
     def unsubscribe(self, account_id: int, endpoint: str) -> bool:
         return self.store.unsubscribe(account_id, endpoint)
 
     async def send_verification(self, account_id: int, name: str, site: str) -> bool:
         """Mail a link that verifies the account's address (``site``: the link's origin).
-        ``rate_limited`` beyond the per-account bucket; ``not_found`` without SMTP or with
-        no address to verify. Whether the SMTP server took the mail."""
+        ``rate_limited`` beyond the account's or the address's bucket; ``not_found`` without
+        SMTP or with no address to verify. Whether the SMTP server took the mail."""
         if self.mailer is None:
             raise ServiceError(ErrorCode.NOT_FOUND, "this server sends no e-mail", 404)
-        bucket = self.verify_mails.take(str(account_id))
-        if bucket is not None:
-            raise ServiceError(ErrorCode.RATE_LIMITED, f"retry in {bucket.wait_time():.0f} s", 429)
+        address = self.store.notify_settings(account_id).address
+        for key in (f"account:{account_id}", f"address:{(address or '').casefold()}"):
+            bucket = self.verify_mails.take(key)  # (many accounts cannot flood one address)
+            if bucket is not None:
+                wait = f"retry in {bucket.wait_time():.0f} s"
+                raise ServiceError(ErrorCode.RATE_LIMITED, wait, 429)
         token = secrets.token_urlsafe(32)
         address = self.store.verification_token(account_id, token, VERIFY_VALID)
         if address is None:

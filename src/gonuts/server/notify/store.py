@@ -84,6 +84,20 @@ class NotifyStore(Database):
             row.updated_at = utcnow()
         return self.notify_settings(account_id)
 
+    def notify_language(self, account_id: int, lang: str) -> None:
+        """The language the account's notifications speak (its settings' other fields kept,
+        or the defaults made)."""
+        with self.sessions() as s, s.begin():
+            row = s.get(NotifySettingsRow, account_id, with_for_update=True)
+            if row is None:
+                s.add(
+                    NotifySettingsRow(
+                        account_id=account_id, push=True, email=False, verified=False, lang=lang
+                    )
+                )
+            else:
+                row.lang = lang
+
     def verification_token(self, account_id: int, token: str, valid: timedelta) -> str | None:
         """Remember ``token`` (its hash) as the link that verifies the account's address for
         ``valid``; the address, or None when there is none to verify (or it is verified)."""
@@ -179,14 +193,6 @@ class NotifyStore(Database):
                 .where(PushSubscriptionRow.endpoint == endpoint)
                 .values(failed_at=at or utcnow())
             )
-
-    def forget_notify(self, account_id: int) -> None:
-        """A deleted account's subscriptions and settings go."""
-        with self.sessions() as s, s.begin():
-            s.execute(
-                delete(PushSubscriptionRow).where(PushSubscriptionRow.account_id == account_id)
-            )
-            s.execute(delete(NotifySettingsRow).where(NotifySettingsRow.account_id == account_id))
 
     # -- the VAPID key ----------------------------------------------------------------------------
 
