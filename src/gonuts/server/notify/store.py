@@ -139,6 +139,12 @@ class NotifyStore(Database):
     def subscribe(self, account_id: int, sub: Subscription) -> None:
         """Keep ``sub`` for the account (one endpoint belongs to the account that subscribed
         it last); beyond :data:`MAX_SUBSCRIPTIONS` the oldest go."""
+        try:
+            self._subscribe(account_id, sub)
+        except IntegrityError:  # the same endpoint subscribed at the same moment: once more
+            self._subscribe(account_id, sub)
+
+    def _subscribe(self, account_id: int, sub: Subscription) -> None:
         with self.sessions() as s, s.begin():
             s.execute(
                 delete(PushSubscriptionRow).where(PushSubscriptionRow.endpoint == sub.endpoint)
