@@ -25,6 +25,8 @@ from gonuts.server.kernel.limits import Limits
 from gonuts.server.kernel.work import BoundedPool
 from gonuts.server.lobby.api import lobby_router
 from gonuts.server.matching.api import matching_router
+from gonuts.server.notify.api import notify_router
+from gonuts.server.notify.service import Notifications
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
@@ -141,6 +143,8 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         svc.store, svc.games, svc.forget_account
     )
     app.include_router(accounts_api)
+    app.state.notifications = Notifications(svc.store)  # push subscriptions, settings
+    app.include_router(notify_router(app.state.notifications))
     messages = table_messages()
     messages.on(ChatSay, chat_handler(svc.chat))  # chat beside play's messages
     app.include_router(socket_router(svc, lim, messages))

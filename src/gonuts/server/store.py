@@ -12,15 +12,16 @@ from gonuts.server.chat.store import ChatStore
 from gonuts.server.games.store import GamesStore
 from gonuts.server.lobby.store import RoomStore
 from gonuts.server.matching.store import QueueStore
+from gonuts.server.notify.store import NotifyStore
 from gonuts.server.play.store import PlayStore
 from gonuts.server.review.store import ReviewStore
 
 
 class TableStore(
-    PlayStore, GamesStore, AccountStore, ReviewStore, RoomStore, ChatStore, QueueStore
+    PlayStore, GamesStore, AccountStore, ReviewStore, RoomStore, ChatStore, QueueStore, NotifyStore
 ):
     """Tables, seats, actions, finished games, accounts, sessions and ratings, reviews; waiting
-    rooms, chat, the "Play now" queue."""
+    rooms, chat, the "Play now" queue; notification settings and push subscriptions."""
 
 
 __all__ = ["TableStore"]

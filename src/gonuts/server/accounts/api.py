@@ -413,6 +413,7 @@ def export_chunks(store: AccountStore, games: Games | None, account: StoredAccou
             }
             for h in store.rating_history(account.id, ALL_HISTORY)
         ],
+        "notifications": store.notify_export(account.id),
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "games": ['
     first = True

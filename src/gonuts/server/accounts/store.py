@@ -17,6 +17,8 @@ from gonuts.server.kernel.db import (
     AccountSessionRow,
     Database,
     FinishedRow,
+    NotifySettingsRow,
+    PushSubscriptionRow,
     RatingRow,
     SeatRow,
     SecretRow,
@@ -124,15 +126,38 @@ class AccountStore(Database):
             return c.execute(query).rowcount
 
     def delete_account(self, account_id: int) -> bool:
-        """Remove an account, its sessions and its rating history (its seats must have been
+        """Remove an account, its sessions, its rating history and its notification settings
+        and push subscriptions (its seats must have been
         unlinked first: ``gonuts.server.play.protocol.anonymise_account``). Whether it was
         there."""
         with self.sessions() as s, s.begin():
             s.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
             s.execute(delete(RatingRow).where(RatingRow.account_id == account_id))
+            s.execute(
+                delete(PushSubscriptionRow).where(PushSubscriptionRow.account_id == account_id)
+            )
+            s.execute(delete(NotifySettingsRow).where(NotifySettingsRow.account_id == account_id))
             gone = s.scalar(select(AccountRow.id).where(AccountRow.id == account_id))
             s.execute(delete(AccountRow).where(AccountRow.id == account_id))
             return gone is not None
+
+    def notify_export(self, account_id: int) -> dict[str, object]:
+        """The account's notification settings as its export shows them."""
+        with self.sessions() as s:
+            row = s.get(NotifySettingsRow, account_id)
+            browsers = s.scalars(
+                select(PushSubscriptionRow.created_at)
+                .where(PushSubscriptionRow.account_id == account_id)
+                .order_by(PushSubscriptionRow.id)
+            ).all()
+        return {
+            "push": row.push if row is not None else True,
+            "email": row.email if row is not None else False,
+            "address": row.address if row is not None else None,
+            "verified": row.verified if row is not None else False,
+            "language": row.lang if row is not None else None,
+            "push_subscriptions": [at.isoformat() + "Z" for at in browsers],
+        }
 
     def secret(self, name: str) -> bytes:
         """The shared secret ``name`` (32 random bytes), made by whichever process asks first."""

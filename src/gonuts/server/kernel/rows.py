@@ -1,7 +1,8 @@
 """The schema as SQLAlchemy rows: tables, seats, accepted actions, finished games, accounts,
-their sessions and ratings, shared secrets, reviews. Every change here comes with a migration
-(``migrations/versions/``); :mod:`gonuts.server.kernel.db` makes the engines and re-exports
-these names, so ``from gonuts.server.kernel.db import SeatRow`` keeps working.
+their sessions and ratings, shared secrets, reviews, rooms and chat, deadlines, notifications.
+Every change here comes with a migration (``migrations/versions/``);
+:mod:`gonuts.server.kernel.db` makes the engines and re-exports these names, so
+``from gonuts.server.kernel.db import SeatRow`` keeps working.
 """
 
 from __future__ import annotations
@@ -255,3 +256,38 @@ class OutboxRow(Base):
         Index("ux_gn_outbox_fact", "table_id", "seat", "decision", "kind", unique=True),
         Index("ix_gn_outbox_pending", "sent_at", "account_id"),
     )
+
+
+class PushSubscriptionRow(Base):
+    """A browser's Web Push subscription for an account (migration 0011): where to send
+    (``endpoint``, the push service's URL, unique) and the keys to encrypt for (``p256dh``,
+    ``auth``, base64url). A push service's 404/410 deletes it (``server/notify/push.py``)."""
+
+    __tablename__ = "gn_push_subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), index=True)
+    endpoint: Mapped[str] = mapped_column(String(1024), unique=True)
+    p256dh: Mapped[str] = mapped_column(String(100))
+    auth: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    failed_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    """The last failed delivery (a push service down, not a gone subscription); None."""
+
+
+class NotifySettingsRow(Base):
+    """An account's notification settings (migration 0011): push and e-mail on or off, the
+    e-mail address and whether its owner proved it (a link with a token, kept as its SHA-256
+    until it expires), and the language the notifications speak."""
+
+    __tablename__ = "gn_notify_settings"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("gn_accounts.id"), primary_key=True)
+    push: Mapped[bool] = mapped_column(Boolean, default=True)
+    email: Mapped[bool] = mapped_column(Boolean, default=False)
+    address: Mapped[str | None] = mapped_column(String(254), default=None)
+    verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    token_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
+    token_expires: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    lang: Mapped[str] = mapped_column(String(8), default="en")
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

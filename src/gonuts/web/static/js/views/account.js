@@ -1,12 +1,13 @@
 // Accounts (optional: guests still play). The account API (docs/protocol.md "Accounts"), who is
 // signed in (kept here, with listeners), the header's account links and the sign-in / sign-up
-// page at /account, and there, once signed in, the owner's controls: a new password, signing out
-// everywhere, downloading the account's data, deleting it. The session itself is an HttpOnly
+// page at /account, and there, once signed in, the owner's controls: notifications (notify.js), a
+// new password, signing out everywhere, downloading the account's data, deleting it. The session itself is an HttpOnly
 // cookie: scripts never see its token (nor the device cookie's).
 
 import { ApiError } from "../api.js";
 import { h, mount } from "../dom.js";
 import { currentLanguage, t } from "../i18n.js";
+import { notificationsSection } from "./notify.js";
 
 async function call(method, url, body) {
   const headers = { Accept: "application/json" };
@@ -238,11 +239,13 @@ AccountPage.prototype.renderControls = function renderControls() {
       this.navigate("/");
       return null;
     }, { danger: true });
+  const notifications = notificationsSection();
   mount(this.root,
     h("section", { class: "panel account-page", "aria-labelledby": "account-title", "data-testid": "account-controls" },
       h("h2", { id: "account-title" }, t("account.manage_title")),
       h("p", {}, t("account.signed_in_as", { name: known.name }), " ",
         h("a", { href: profilePath(known.name), "data-link": "" }, t("account.my_profile"))),
+      notifications,
       changing,
       h("section", { class: "account-control", "aria-labelledby": "export-title" },
         h("h3", { id: "export-title" }, t("account.export")),
@@ -251,6 +254,7 @@ AccountPage.prototype.renderControls = function renderControls() {
           t("account.export"))),
       everywhere,
       deleting));
+  if (location.hash === "#notifications") notifications.scrollIntoView();  // the mails' link
 };
 
 /** The lobby's line about accounts: who is signed in (rated games), or how to sign in. */
