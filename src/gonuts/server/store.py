@@ -12,15 +12,23 @@ from gonuts.server.chat.store import ChatStore
 from gonuts.server.games.store import GamesStore
 from gonuts.server.lobby.store import RoomStore
 from gonuts.server.matching.store import QueueStore
+from gonuts.server.mygames.store import MyGamesStore
 from gonuts.server.play.store import PlayStore
 from gonuts.server.review.store import ReviewStore
 
 
 class TableStore(
-    PlayStore, GamesStore, AccountStore, ReviewStore, RoomStore, ChatStore, QueueStore
+    PlayStore,
+    GamesStore,
+    AccountStore,
+    ReviewStore,
+    RoomStore,
+    ChatStore,
+    QueueStore,
+    MyGamesStore,
 ):
     """Tables, seats, actions, finished games, accounts, sessions and ratings, reviews; waiting
-    rooms, chat, the "Play now" queue."""
+    rooms, chat, the "Play now" queue; whose unfinished tables are whose (my games)."""
 
 
 __all__ = ["TableStore"]
