@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pytest
@@ -101,7 +102,7 @@ def tables(client: TestClient, app: FastAPI) -> dict[str, Any]:
     filling, _ = new_table(client, [HUMAN, HUMAN])
     done, done_token = new_table(client, [HUMAN, BOT])
     for table_id, token in ((live, live_token), (turn, turn_token), (others, others_token)):
-        wait_until(lambda t=table_id, k=token: to_move(client, t, k), message="Ana to pick")
+        wait_until(partial(to_move, client, table_id, token), message="Ana to pick")
     pick(client, others, others_token)
     due = (utcnow() + timedelta(hours=5)).replace(microsecond=0)
     with store.sessions() as s, s.begin():
@@ -208,6 +209,11 @@ def test_the_caps(client: TestClient) -> None:
     assert r.status_code == 422
     r = client.post("/api/my-games", json={"seats": [], "more": 1})
     assert r.status_code == 422
+    for odd in ("a\x00b", "a b", "ä", "a/b", "a'--"):  # (a NUL would be PostgreSQL's 500)
+        r = client.post("/api/my-games", json={"seats": [{"table": odd, "token": "x"}]})
+        assert r.status_code == 422, odd
+        r = client.post("/api/my-games", json={"seats": [{"table": "t", "token": odd}]})
+        assert r.status_code == 422, odd
     assert mine(client, too_many[:MAX_SAVED])["stale"] == sorted(
         s["table"] for s in too_many[:MAX_SAVED]
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
@@ -10,11 +10,16 @@ from gonuts.server.mygames.service import MAX_SAVED
 from gonuts.server.transport.wire import Out, Strict
 
 
+ID_PATTERN: Final = r"^[A-Za-z0-9_-]+$"
+"""Table ids and seat tokens are URL-safe base64 (``secrets.token_urlsafe``): nothing else can
+match, and nothing else reaches the SQL (PostgreSQL refuses a NUL in a string, for one)."""
+
+
 class SavedSeat(Strict):
     """One seat the browser holds: its table and its token (as ``localStorage`` keeps them)."""
 
-    table: Annotated[str, Field(min_length=1, max_length=32)]
-    token: Annotated[str, Field(min_length=1, max_length=64)]
+    table: Annotated[str, Field(min_length=1, max_length=32, pattern=ID_PATTERN)]
+    token: Annotated[str, Field(min_length=1, max_length=64, pattern=ID_PATTERN)]
 
 
 class SavedSeats(Strict):

@@ -10,6 +10,7 @@ import { savedSeats, seatFor } from "../session.js";
 import { knownAccount } from "./account.js";
 
 const MAX_SAVED = 50; // the server's cap on saved seats per request
+const URL_SAFE = /^[A-Za-z0-9_-]{1,64}$/; // what table ids and tokens are (anything else: 422)
 const STALE_KEY = "gonuts.mygames.stale"; // saved seats that lead to no unfinished game
 const MAX_STALE = 500;
 const BADGE_EVERY_MS = 60_000;
@@ -33,7 +34,10 @@ function rememberStale(ids) {
  * the session cookie). Seats known to lead nowhere are not sent again. */
 export async function fetchMyGames() {
   const stale = new Set(staleTables());
-  const seats = savedSeats().filter((saved) => !stale.has(saved.table)).slice(0, MAX_SAVED);
+  const seats = savedSeats()
+    .filter((saved) => !stale.has(saved.table) && URL_SAFE.test(saved.token) && URL_SAFE.test(saved.table)
+      && saved.table.length <= 32)
+    .slice(0, MAX_SAVED);
   if (!seats.length && !knownAccount()) return { games: [], waiting: 0, stale: [] };
   const res = await fetch(`/api/my-games?lang=${currentLanguage()}`, {
     method: "POST",
