@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, insert, update
 
 from gonuts.server.kernel.db import DeadlineRow, TableRow, utcnow
 
+from .axe import assert_accessible
 from .conftest import Contexts, LiveServer
 
 HUMAN = {"kind": "human"}
@@ -122,9 +123,10 @@ def test_my_games_and_the_badge(
     expect(cards.nth(3).get_by_test_id("resume")).to_have_text("Open the table")
     badge = page.get_by_test_id("my-games-badge")
     expect(badge).to_have_text("2")
-    link = page.get_by_test_id("my-games-link")
-    expect(link).to_have_attribute("aria-label", "My games: 2 games waiting for you")
+    expect(badge).to_have_attribute("aria-label", "2 games waiting for you")
+    expect(page.get_by_role("link", name="My games 2 games waiting for you")).to_be_visible()
     page.screenshot(path=str(screenshots / "my-games.png"), full_page=True)
+    assert_accessible(page, "my games")
 
     # a fourth table waits for Ana: the badge hears it when the tab is seen again
     more = post(api, live_server, "/api/tables", {"seats": [HUMAN, BOT], "name": "x"})
@@ -149,18 +151,21 @@ def test_my_games_and_the_badge(
     phone.goto("/my-games")
     expect(phone.get_by_test_id("my-game")).to_have_count(5)
     expect(phone.get_by_test_id("my-game").nth(0)).to_contain_text("Te toca")
-    expect(phone.get_by_test_id("my-games-link")).to_have_attribute(
-        "aria-label", "Mis partidas: 3 partidas te esperan"
+    expect(phone.get_by_test_id("my-games-badge")).to_have_attribute(
+        "aria-label", "3 partidas te esperan"
     )
+    expect(phone.get_by_role("link", name="Mis partidas 3 partidas te esperan")).to_be_visible()
     width = 390
     assert phone.locator("#app").evaluate("e => e.scrollWidth") <= width
     phone.screenshot(path=str(screenshots / "my-games-phone.png"), full_page=True)
+    assert_accessible(phone, "my games on a phone")
 
     # a guest with nothing saved: the empty page, a way to the lobby, no badge
     stranger = contexts.page()
     stranger.goto("/my-games")
     expect(stranger.get_by_test_id("my-games-empty")).to_contain_text("no unfinished games")
     expect(stranger.get_by_test_id("my-games-badge")).to_be_hidden()
+    assert_accessible(stranger, "my games, empty")
     stranger.get_by_role("link", name="Find a game in the lobby").click()
     stranger.wait_for_url(re.compile(r"/$"))
     assert contexts.errors == []

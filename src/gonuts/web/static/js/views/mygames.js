@@ -61,8 +61,8 @@ function paintBadges() {
     const badge = link.querySelector(".games-badge");
     badge.textContent = String(waiting);
     badge.classList.toggle("hidden", waiting === 0);
-    if (waiting) link.setAttribute("aria-label", `${t("mygames.title")}: ${tn("mygames.badge", waiting)}`);
-    else link.removeAttribute("aria-label");
+    // the link is read "My games, 3 games waiting for you" (its visible words come first)
+    badge.setAttribute("aria-label", tn("mygames.badge", waiting));
   }
 }
 
@@ -89,7 +89,7 @@ export function myGamesLink() {
     s("path", { d: "M8 3h11a2 2 0 0 1 2 2v13", fill: "none", stroke: "currentColor", "stroke-width": 2 }));
   const link = h("a", { href: "/my-games", "data-link": "", "data-testid": "my-games-link", "data-my-games-link": "", class: "my-games-link" },
     icon, h("span", { class: "my-games-label" }, t("mygames.title")),
-    h("span", { class: "games-badge hidden", "data-testid": "my-games-badge", "aria-hidden": "true" }, "0"));
+    h("span", { class: "games-badge hidden", "data-testid": "my-games-badge", role: "img" }, "0"));
   queueMicrotask(paintBadges);
   return link;
 }
