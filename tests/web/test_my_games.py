@@ -17,7 +17,7 @@ from sqlalchemy import update
 from starlette.testclient import TestClient
 
 from gonuts.server.accounts.service import COOKIE, Accounts
-from gonuts.server.kernel.db import DeadlineRow, TableRow, utcnow
+from gonuts.server.kernel.db import DeadlineRow, SeatRow, TableRow, utcnow
 from gonuts.server.kernel.limits import Limits
 from gonuts.server.mygames.api import BURST
 from gonuts.server.mygames.service import MAX_SAVED, MyGames
@@ -156,6 +156,24 @@ def test_the_database_alone_gives_the_same_answer(
     assert rebuilt == 3  # the three games being played; the filling table has none
     assert elsewhere.games(account.id) == there
     assert elsewhere.rebuilt == rebuilt  # the second time from the cache
+
+
+def test_a_seat_a_bot_plays_does_not_wait(
+    client: TestClient, app: FastAPI, tables: dict[str, Any]
+) -> None:
+    """Replaced (a bot plays it after three timeouts): the bot decides, nobody waits for you."""
+    store = app.state.service.store
+    with store.sessions() as s, s.begin():
+        s.execute(
+            update(SeatRow)
+            .where(SeatRow.table_id == tables["live"], SeatRow.seat == 0)
+            .values(replaced=True)
+        )
+    account = store.account_by_key("ana")
+    assert account is not None
+    games = {g["table"]: g for g in MyGames(store, {}).games(account.id)["games"]}
+    assert not games[tables["live"]]["waiting"]
+    assert games[tables["turn"]]["waiting"]  # (its stored deadline says so)
 
 
 def test_a_real_time_deadline_of_this_process(client: TestClient) -> None:

@@ -72,7 +72,8 @@ def test_my_games_and_the_badge(
         )
     }
     ids = {key: m["table"]["id"] for key, m in made.items()}
-    guest = contexts.new().request  # Bo, a guest, at Ana's three-seat table
+    bo_context = contexts.new()  # Bo, a guest, at Ana's three-seat table
+    guest = bo_context.request
     join = guest.post(
         f"/api/tables/{ids['others']}/join",
         data=json.dumps({"name": "Bo"}),
@@ -159,6 +160,22 @@ def test_my_games_and_the_badge(
     assert phone.locator("#app").evaluate("e => e.scrollWidth") <= width
     phone.screenshot(path=str(screenshots / "my-games-phone.png"), full_page=True)
     assert_accessible(phone, "my games on a phone")
+
+    # Bo, a guest: his saved seat (and a forged one, remembered as stale and not sent again)
+    bo = bo_context.new_page()
+    bo.on("pageerror", lambda exc: contexts.errors.append(str(exc)))
+    bo.goto("/")
+    seat(bo, ids["others"], join.json())
+    seat(bo, "forged", {"seat": 0, "token": "not-a-real-token"})
+    bo.goto("/my-games")
+    expect(bo.get_by_test_id("my-game")).to_have_count(1)
+    expect(bo.get_by_test_id("my-game")).to_contain_text("Your turn")
+    expect(bo.get_by_test_id("my-game")).to_contain_text("With Ana and")
+    expect(bo.get_by_test_id("my-games-badge")).to_have_attribute(
+        "aria-label", "1 game waiting for you"
+    )
+    stale = bo.evaluate("localStorage.getItem('gonuts.mygames.stale')")
+    assert json.loads(stale) == ["forged"]
 
     # a guest with nothing saved: the empty page, a way to the lobby, no badge
     stranger = contexts.page()

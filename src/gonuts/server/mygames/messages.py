@@ -9,7 +9,6 @@ from pydantic import Field
 from gonuts.server.mygames.service import MAX_SAVED
 from gonuts.server.transport.wire import Out, Strict
 
-
 ID_PATTERN: Final = r"^[A-Za-z0-9_-]+$"
 """Table ids and seat tokens are URL-safe base64 (``secrets.token_urlsafe``): nothing else can
 match, and nothing else reaches the SQL (PostgreSQL refuses a NUL in a string, for one)."""
