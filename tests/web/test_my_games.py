@@ -237,6 +237,12 @@ def test_the_caps(client: TestClient) -> None:
     )
 
 
+def test_the_page_is_the_app(client: TestClient) -> None:
+    r = client.get("/my-games")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert '<script type="module" src="/static/js/main.js">' in r.text
+
+
 def test_the_rate_limit(client: TestClient) -> None:
     codes = [client.get("/api/my-games").status_code for _ in range(BURST + 1)]
     assert codes[:BURST] == [200] * BURST

@@ -95,7 +95,7 @@ class MyGames:
                 seats.setdefault(table_id, seat)
         tables = self.store.tables(seats)
         deadlines = self.store.deadlines(seats)
-        counts = self.store.action_counts(t for t, row in tables.items() if t not in self.live)
+        counts = self.store.action_counts(t for t in tables if not self.held(t))
         entries = []
         for table_id, seat in seats.items():
             table = tables.get(table_id)
@@ -110,6 +110,11 @@ class MyGames:
             "waiting": sum(1 for e in entries if e["waiting"]),
             "stale": stale,
         }
+
+    def held(self, table_id: str) -> bool:
+        """Whether this process holds the table's game live (then it is read from memory)."""
+        live = self.live.get(table_id)
+        return live is not None and live.game is not None
 
     def entry(
         self,
