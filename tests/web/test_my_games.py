@@ -244,6 +244,6 @@ def test_the_page_is_the_app(client: TestClient) -> None:
 
 
 def test_the_rate_limit(client: TestClient) -> None:
-    codes = [client.get("/api/my-games").status_code for _ in range(BURST + 1)]
+    codes = [client.get("/api/my-games").status_code for _ in range(BURST + 10)]
     assert codes[:BURST] == [200] * BURST
-    assert codes[BURST] == 429
+    assert 429 in codes[BURST:]  # (the bucket refills a little while they are sent)
