@@ -136,7 +136,9 @@ def test_my_games_and_the_badge(
     expect(badge).to_have_text("3")
 
     # Resume goes to the table, seated
-    cards.nth(1).get_by_test_id("resume").click()
+    expect(cards).to_have_count(5)  # (the page heard it too, the newest waiting one second)
+    assert cards.nth(1).get_attribute("data-table") == more["table"]["id"]
+    page.locator(f"[data-table='{ids['live']}']").get_by_test_id("resume").click()
     page.wait_for_url(re.compile(rf"/t/{ids['live']}$"))
     expect(page.get_by_test_id("my-games-badge")).to_have_text("3")
 

@@ -107,7 +107,6 @@ async function boot() {
     renderHeader();
     refreshBadge(); // signing in or out changes whose games these are
   });
-  startBadge();
   onLanguageChange(() => {
     renderHeader();
     // Pages re-render in the new language; the table keeps its socket and asks for a new state.
@@ -115,6 +114,7 @@ async function boot() {
     else route();
   });
   route();
+  startBadge(); // (after the first page: /my-games counts by itself)
 }
 
 boot();

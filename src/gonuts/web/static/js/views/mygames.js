@@ -55,6 +55,7 @@ export async function fetchMyGames() {
 
 let waiting = 0;
 let timer = null;
+let pageOpen = false; // the page asks by itself then, and sets the count
 
 function paintBadges() {
   for (const link of document.querySelectorAll("[data-my-games-link]")) {
@@ -97,27 +98,34 @@ export function myGamesLink() {
 /** Poll the badge's count every minute and when the tab becomes visible (once per page). */
 export function startBadge() {
   if (timer !== null) return;
-  refreshBadge();
-  timer = setInterval(() => document.visibilityState === "visible" && refreshBadge(), BADGE_EVERY_MS);
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible") refreshBadge();
-  });
+  const due = () => document.visibilityState === "visible" && !pageOpen;
+  if (!pageOpen) refreshBadge();
+  timer = setInterval(() => due() && refreshBadge(), BADGE_EVERY_MS);
+  document.addEventListener("visibilitychange", () => due() && refreshBadge());
 }
 
 // ---- the page ----------------------------------------------------------------------------------
+
+/** The reader's own locale when it is of the page's language (en-GB's dates for a British
+ * reader of the English page), else the language itself. */
+function readerLocale() {
+  const lang = currentLanguage();
+  const theirs = navigator.languages?.length ? navigator.languages : [navigator.language];
+  return theirs.find((l) => l && l.toLowerCase().split("-")[0] === lang) ?? lang;
+}
 
 /** "1 day", "12 hours", "45 seconds": the clock's length in this language. */
 function duration(seconds) {
   const [unit, size] = seconds % 86400 === 0 ? ["day", 86400]
     : seconds % 3600 === 0 ? ["hour", 3600]
     : seconds % 60 === 0 ? ["minute", 60] : ["second", 1];
-  return new Intl.NumberFormat(currentLanguage(), { style: "unit", unit, unitDisplay: "long" }).format(seconds / size);
+  return new Intl.NumberFormat(readerLocale(), { style: "unit", unit, unitDisplay: "long" }).format(seconds / size);
 }
 
 /** "in 3 hours", "in 5 minutes" (Intl.RelativeTimeFormat), from now to `when`. */
 export function relative(when, now = Date.now()) {
   const seconds = (when - now) / 1000;
-  const fmt = new Intl.RelativeTimeFormat(currentLanguage(), { numeric: "auto" });
+  const fmt = new Intl.RelativeTimeFormat(readerLocale(), { numeric: "auto" });
   const steps = [["day", 86400], ["hour", 3600], ["minute", 60]];
   for (const [unit, size] of steps) {
     if (Math.abs(seconds) >= size) return fmt.format(Math.round(seconds / size), unit);
@@ -127,7 +135,7 @@ export function relative(when, now = Date.now()) {
 
 function deadlineText(iso) {
   const when = new Date(iso);
-  const absolute = new Intl.DateTimeFormat(currentLanguage(), {
+  const absolute = new Intl.DateTimeFormat(readerLocale(), {
     weekday: "short", day: "numeric", month: "short", hour: "numeric", minute: "2-digit",
   }).format(when);
   return t("mygames.deadline", { time: absolute, relative: relative(when.getTime()) });
@@ -170,6 +178,7 @@ export class MyGamesPage {
   }
 
   start() {
+    pageOpen = true;
     this.body = h("div", { "data-testid": "my-games" }, h("p", { class: "muted" }, t("app.loading")));
     mount(this.root,
       h("section", { class: "panel my-games", "aria-labelledby": "my-games-title" },
@@ -178,10 +187,14 @@ export class MyGamesPage {
         this.body));
     this.load();
     this.timer = setInterval(() => document.visibilityState === "visible" && this.load(), BADGE_EVERY_MS);
+    this.onVisible = () => document.visibilityState === "visible" && this.load();
+    document.addEventListener("visibilitychange", this.onVisible);
   }
 
   stop() {
+    pageOpen = false;
     clearInterval(this.timer);
+    document.removeEventListener("visibilitychange", this.onVisible);
   }
 
   async load() {
