@@ -237,6 +237,21 @@ def test_the_caps(client: TestClient) -> None:
     )
 
 
+def test_at_most_so_many_tables(client: TestClient, app: FastAPI, tables: dict[str, Any]) -> None:
+    """The account's newest first, then the saved seats, up to the cap."""
+    store = app.state.service.store
+    account = store.account_by_key("ana")
+    assert account is not None
+    capped = MyGames(store, {})
+    capped.max_tables = 2
+    newest = {tables["filling"], tables["others"]}  # (made last, "done" being finished)
+    assert {g["table"] for g in capped.games(account.id)["games"]} == newest
+    bo = [(tables["others"], tables["bo"])]
+    assert {g["table"] for g in capped.games(None, bo)["games"]} == {tables["others"]}
+    capped.max_tables = 1
+    assert len(capped.games(account.id, bo)["games"]) == 1
+
+
 def test_the_page_is_the_app(client: TestClient) -> None:
     r = client.get("/my-games")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")

@@ -71,6 +71,7 @@ class MyGames:
         self.live = live
         self.wall = wall or (lambda: datetime.now(UTC).replace(tzinfo=None))
         self.monotonic = monotonic
+        self.max_tables = MAX_TABLES
         self.turns: OrderedDict[str, Turn] = OrderedDict()
         self.turns_lock = threading.Lock()
         """The cache is shared by the requests (answered in threads)."""
@@ -84,13 +85,13 @@ class MyGames:
         (how many wait for you), ``stale`` (saved seats that lead to no unfinished game)."""
         seats: dict[str, int] = {}
         if account_id is not None:
-            for table_id, seat in self.store.account_seats(account_id, MAX_TABLES):
+            for table_id, seat in self.store.account_seats(account_id, self.max_tables):
                 seats.setdefault(table_id, seat)
         stale: list[str] = []
         if saved:
             found, stale = self.store.token_seats(saved[:MAX_SAVED])
             for table_id, seat in found:
-                if len(seats) >= MAX_TABLES:
+                if len(seats) >= self.max_tables:
                     break
                 seats.setdefault(table_id, seat)
         tables = self.store.tables(seats)
