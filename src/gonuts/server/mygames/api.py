@@ -22,7 +22,7 @@ E = ErrorCode
 RATE: Final = 2.0
 """Listings per second per client address, on average: the badge asks once a minute, so this
 is 120 players behind one address (a school's NAT); a cached listing of 100 tables costs
-about 15 ms (docs/server.md, "My games")."""
+about 10 ms (docs/server.md, "My games")."""
 BURST: Final = 30
 
 

@@ -138,7 +138,7 @@ class MyGames:
                 due = self.wall() + timedelta(seconds=max(0.0, at - self.monotonic()))
         elif table.status == "playing":
             turn = self.turn(table, count)
-        mine = table.seats[seat] if seat < len(table.seats) else None
+        mine = next((s for s in table.seats if s.seat == seat), None)
         waiting = (
             table.status == "playing"
             and turn is not None
@@ -177,7 +177,7 @@ class MyGames:
                 return known
         names = [s.name or f"Player {s.seat + 1}" for s in table.seats]
         try:
-            game = Game.new(names, deck=table.deck, variants=table.variants)
+            game = Game.new(names, deck=table.deck, variants=table.variants, events=False)
             actions = self.store.table_actions(table.id)
             for i, (seat, notation) in enumerate(actions):
                 apply_recorded(game, i, seat, notation)
