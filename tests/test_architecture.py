@@ -172,7 +172,7 @@ def test_no_import_cycle_in_the_package_at_any_depth() -> None:
 # -- the server: kernel <- transport <- features <- wiring -----------------------------------------
 
 SERVER = "gonuts.server"
-FEATURES = ("play", "lobby", "games", "accounts", "review", "chat", "matching", "notify")
+FEATURES = ("play", "lobby", "games", "accounts", "review", "chat", "matching", "notify", "mygames")
 """One sub-package each, with the same inner shape (service, store, messages, api)."""
 PUBLIC = ("service", "protocol")
 """The modules of a feature that other features may import (and its package)."""

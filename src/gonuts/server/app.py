@@ -27,6 +27,8 @@ from gonuts.server.lobby.api import lobby_router
 from gonuts.server.matching.api import matching_router
 from gonuts.server.notify.api import notify_router
 from gonuts.server.notify.service import Notifications
+from gonuts.server.mygames.api import mygames_router
+from gonuts.server.mygames.service import MyGames
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
@@ -139,6 +141,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(play_router(svc))
     app.include_router(games_router(svc.games, replays))
     app.include_router(review_router(svc.reviews))
+    app.include_router(mygames_router(MyGames(svc.store, svc.tables)))
     accounts_api, app.state.accounts, app.state.sign_in_limits = accounts_router(
         svc.store, svc.games, svc.forget_account
     )

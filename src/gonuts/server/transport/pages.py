@@ -74,6 +74,7 @@ def pages_router(static: Path) -> APIRouter:
 
     @router.get("/account")
     @router.get("/leaderboard")
+    @router.get("/my-games")
     @router.get("/players/{name}")
     async def account_pages() -> Response:
         return index()

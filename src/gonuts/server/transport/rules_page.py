@@ -101,6 +101,7 @@ def rules_html(lang: str) -> str:
     ui = i18n.messages(lang)
     links = [
         (f"/?lang={lang}", ui["app.lobby"]),
+        ("/my-games", ui["mygames.title"]),  # (no script here: no badge)
         ("/replays", ui["app.replays"]),
         ("/leaderboard", ui["leaderboard.title"]),
         (f"/rules?lang={lang}", ui["app.rules"]),

@@ -1,5 +1,5 @@
 // Entry point: language, header, and a small router over location.pathname
-// (/, /t/{id}, /replays, /replay/{id}; the server serves index.html for each).
+// (/, /t/{id}, /replays, /replay/{id}, /my-games, …; the server serves index.html for each).
 
 import { api } from "./api.js";
 import { donutArt } from "./cards.js";
@@ -8,6 +8,7 @@ import { LANGUAGES, currentLanguage, onLanguageChange, setLanguage, t } from "./
 import { AccountPage, accountLinks, onAccountChange, refreshAccount } from "./views/account.js";
 import { LeaderboardPage } from "./views/leaderboard.js";
 import { LobbyPage } from "./views/lobby.js";
+import { MyGamesPage, myGamesLink, refreshBadge, startBadge } from "./views/mygames.js";
 import { ProfilePage } from "./views/profile.js";
 import { NotFoundPage } from "./views/notfound.js";
 import { ReplayListPage, ReplayPage } from "./views/replays.js";
@@ -26,6 +27,7 @@ function renderHeader() {
     h("a", { class: "brand", href: "/", "data-link": "" }, donutArt("sprinkled", 28), t("app.title")),
     h("nav", { "aria-label": t("app.title") },
       h("a", { href: "/", "data-link": "" }, t("app.lobby")),
+      myGamesLink(),
       h("a", { href: "/replays", "data-link": "" }, t("app.replays")),
       h("a", { href: "/leaderboard", "data-link": "" }, t("leaderboard.title")),
       h("a", { href: "/rules", "data-link": "", "data-testid": "rules-link" }, t("app.rules"))),
@@ -52,6 +54,8 @@ function route() {
     page = new ReplayPage(main, decodeURIComponent(m[1]));
   } else if (path === "/account") {
     page = new AccountPage(main, navigate);
+  } else if (path === "/my-games") {
+    page = new MyGamesPage(main, navigate);
   } else if (path === "/leaderboard") {
     page = new LeaderboardPage(main, navigate);
   } else if ((m = path.match(/^\/players\/([^/]+)\/?$/))) {
@@ -99,7 +103,10 @@ async function boot() {
   }
   await refreshAccount();
   renderHeader();
-  onAccountChange(() => renderHeader());
+  onAccountChange(() => {
+    renderHeader();
+    refreshBadge(); // signing in or out changes whose games these are
+  });
   onLanguageChange(() => {
     renderHeader();
     // Pages re-render in the new language; the table keeps its socket and asks for a new state.
@@ -107,6 +114,7 @@ async function boot() {
     else route();
   });
   route();
+  startBadge(); // (after the first page: /my-games counts by itself)
 }
 
 boot();

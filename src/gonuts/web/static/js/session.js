@@ -28,3 +28,16 @@ export function savedName() {
 export function rememberName(name) {
   localStorage.setItem(NAME_KEY, name);
 }
+
+/** Every saved seat, as `{table, token}` (the keys are this file's: `gonuts.seat.<table>`). */
+export function savedSeats() {
+  const seats = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(PREFIX)) continue;
+    const table = key.slice(PREFIX.length);
+    const saved = seatFor(table);
+    if (saved) seats.push({ table, token: saved.token });
+  }
+  return seats;
+}
