@@ -25,10 +25,10 @@ from gonuts.server.kernel.limits import Limits
 from gonuts.server.kernel.work import BoundedPool
 from gonuts.server.lobby.api import lobby_router
 from gonuts.server.matching.api import matching_router
-from gonuts.server.notify.api import notify_router
-from gonuts.server.notify.service import Notifications
 from gonuts.server.mygames.api import mygames_router
 from gonuts.server.mygames.service import MyGames
+from gonuts.server.notify.api import notify_router
+from gonuts.server.notify.service import Notifications
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
