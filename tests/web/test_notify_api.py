@@ -208,6 +208,7 @@ def test_a_note_is_mailed_only_to_a_verified_address(mail: Mailbox, make_app: Ap
     assert note["X-Envelope-To"] == "Ana@example.org"
     assert note["Subject"] == "Game over at Ana's table"
     assert note["From"] == "Go Nuts for Donuts <turns@gonuts.test>"
+    assert note["List-Unsubscribe"] == f"<{SITE}/account#notifications>"
     plain = part(note, "plain")
     assert "You came 2nd of 4." in plain
     assert f"{SITE}/t/abc123" in plain

@@ -184,3 +184,35 @@ def page_for_mail(contexts: Contexts) -> Page:
     page = contexts.browser.new_page(viewport={"width": 640, "height": 560})
     contexts.opened.append(page.context)
     return page
+
+
+def test_the_push_toggle_agrees_with_the_server(
+    contexts: Contexts, live_server: LiveServer
+) -> None:
+    """Headless Chromium may have no push service to subscribe with: then the toggle says why
+    and stays off; if it has one, the server holds the browser's subscription. Either way the
+    page and the server agree, with no script error."""
+    context = contexts.new()
+    context.grant_permissions(["notifications"], origin=live_server.url)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: contexts.errors.append(str(exc)))
+    sign_up(page, "Olga")
+    page.goto("/account#notifications")
+    toggle = page.get_by_test_id("notify-push")
+    expect(toggle).not_to_be_checked()
+    toggle.click()
+    expect(toggle).to_be_enabled(timeout=20_000)
+    status = page.get_by_test_id("notify-status")
+    expect(status).not_to_be_empty()
+    settings = page.request.get("/api/notify/settings").json()
+    if toggle.is_checked():
+        expect(status).to_have_text("Notification settings saved.")
+        assert settings["subscriptions"] == 1 and settings["push"] is True
+    else:
+        expect(status.get_by_role("alert")).to_be_visible()  # (here: "permission denied")
+        assert status.inner_text() in {
+            "This device could not be subscribed to notifications.",
+            "Notifications are blocked for this site in your browser's settings.",
+        }
+        assert settings["subscriptions"] == 0
+    assert contexts.errors == []

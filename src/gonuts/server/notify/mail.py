@@ -191,7 +191,9 @@ class MailChannel:
         )
         paragraphs = [said.body] if said.body else []
         rich = page(said.title, paragraphs, links, why, lang, footer_link=settings)
-        return self.mailer.message(to, said.title, plain + "\n", rich)
+        message = self.mailer.message(to, said.title, plain + "\n", rich)
+        message["List-Unsubscribe"] = f"<{settings[1]}>"  # (mail readers' "unsubscribe")
+        return message
 
     async def send(self, note: Note) -> bool:
         """Mail ``note`` if the account has e-mail on and a verified address."""

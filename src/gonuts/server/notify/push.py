@@ -11,6 +11,7 @@ answers 404 or 410 has forgotten the subscription: it is deleted. The payload (J
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -156,12 +157,10 @@ class PushChannel:
         data = payload(note, settings.lang)
         ttl = ttl_of(note)
         urgency = "normal" if note.kind == "ended" else "high"
-        delivered = False
         timeout = aiohttp.ClientTimeout(total=self.timeout)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            for sub in subs:
-                delivered |= await self.push(session, sub, data, ttl, urgency)
-        return delivered
+        async with aiohttp.ClientSession(timeout=timeout) as session:  # the browsers at once
+            done = await asyncio.gather(*(self.push(session, s, data, ttl, urgency) for s in subs))
+        return any(done)
 
     async def push(
         self,

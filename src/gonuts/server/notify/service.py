@@ -138,7 +138,10 @@ def channels(
         log.exception("Web Push notifications are off: no VAPID key")
     mailer = mailer_from_env(env)
     if mailer is not None:
-        made.append(MailChannel(store, mailer, public_url(env) or "http://localhost:8000"))
+        site = public_url(env)
+        if site is None:
+            log.warning("GONUTS_PUBLIC_URL is not set: the mails link to http://localhost:8000")
+        made.append(MailChannel(store, mailer, site or "http://localhost:8000"))
     return made
 
 

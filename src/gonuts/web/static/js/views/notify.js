@@ -124,7 +124,9 @@ async function load(body, say) {
       say(t("notify.saved"));
     } catch (err) {
       push.checked = false;
-      say(err.message || t("notify.push_failed"), false);
+      // the browser's own refusals (a DOMException: no push service, a policy) are not in
+      // the reader's language: say it in ours
+      say(err instanceof DOMException || !err.message ? t("notify.push_failed") : err.message, false);
     } finally {
       push.disabled = false;
     }
