@@ -17,6 +17,7 @@ from gonuts.server.kernel.db import (
     AccountSessionRow,
     Database,
     FinishedRow,
+    OutboxRow,
     RatingRow,
     SeatRow,
     SecretRow,
@@ -124,12 +125,13 @@ class AccountStore(Database):
             return c.execute(query).rowcount
 
     def delete_account(self, account_id: int) -> bool:
-        """Remove an account, its sessions and its rating history (its seats must have been
+        """Remove an account, its sessions, its rating history and its notifications (its seats must have been
         unlinked first: ``gonuts.server.play.protocol.anonymise_account``). Whether it was
         there."""
         with self.sessions() as s, s.begin():
             s.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
             s.execute(delete(RatingRow).where(RatingRow.account_id == account_id))
+            s.execute(delete(OutboxRow).where(OutboxRow.account_id == account_id))  # its notes
             gone = s.scalar(select(AccountRow.id).where(AccountRow.id == account_id))
             s.execute(delete(AccountRow).where(AccountRow.id == account_id))
             return gone is not None

@@ -75,13 +75,13 @@ class DeadlineBook:
         stores the seat's account's ``turn`` fact. Autocommitted statements, each safe when
         several processes run them at once."""
         with self.db.autocommit.connect() as c:
-            done = c.execute(
-                self._insert(DeadlineRow).values(
-                    table_id=table_id, seat=seat, decision=decision, due_at=due_at
-                )
-            )
-            if done.rowcount != 1:
-                done = c.execute(
+            new = c.execute(
+                self._insert(DeadlineRow)
+                .values(table_id=table_id, seat=seat, decision=decision, due_at=due_at)
+                .returning(DeadlineRow.seat)
+            ).first()
+            if new is None:  # (RETURNING: psycopg's rowcount of ON CONFLICT is not 1)
+                new = c.execute(
                     update(DeadlineRow)
                     .where(
                         DeadlineRow.table_id == table_id,
@@ -89,8 +89,9 @@ class DeadlineBook:
                         DeadlineRow.decision < decision,
                     )
                     .values(decision=decision, due_at=due_at)
-                )
-            if done.rowcount == 1:
+                    .returning(DeadlineRow.seat)
+                ).first()
+            if new is not None:
                 self._fact(c, table_id, decision, "turn", seat)
                 return due_at
             row = c.execute(
