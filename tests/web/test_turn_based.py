@@ -221,8 +221,8 @@ def test_three_sweeps_in_a_row_bench_the_seat_and_the_game_ends(db_url: str) -> 
         ana, ben = account(svc, "Ana"), account(svc, "Ben")
         try:
             table = await turn_table(svc, ana, ben)
-            done = lambda: rows(svc, "SELECT status FROM gn_tables WHERE id = :t", t=table.id)
-            await eventually(lambda: done()[0][0] == "finished", "the end", 60)
+            status = "SELECT status FROM gn_tables WHERE id = :t"
+            await eventually(lambda: rows(svc, status, t=table.id)[0][0] == "finished", "end", 60)
             clocked = clock_actions(svc, table.id)
             assert sorted(s for s, _, _ in clocked) == [0] * STRIKES + [1] * STRIKES
             assert sweeper.loaded >= 2  # (evicted and loaded again between deadlines)
@@ -342,7 +342,7 @@ def test_a_burst_is_one_digest_and_stale_turns_are_not_told(db_url: str) -> None
             digest = by_account[ana]
             assert digest.kind == "digest"
             assert sorted(t.table_id for t in digest.tables) == sorted(t.id for t in tables)
-            assert all(t.deadline is not None and t.url == f"/t/{t.table_id}" for t in digest.tables)
+            assert all(t.deadline and t.url == f"/t/{t.table_id}" for t in digest.tables)
             assert [by_account[o].kind for o in others[:2]] == ["turn", "turn"]
             assert dispatcher.skipped == 1 and recorder.notes == notes
             assert unsent(svc) == 0

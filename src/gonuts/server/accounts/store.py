@@ -125,9 +125,9 @@ class AccountStore(Database):
             return c.execute(query).rowcount
 
     def delete_account(self, account_id: int) -> bool:
-        """Remove an account, its sessions, its rating history and its notifications (its seats must have been
-        unlinked first: ``gonuts.server.play.protocol.anonymise_account``). Whether it was
-        there."""
+        """Remove an account, its sessions, its rating history and its notification facts (its
+        seats must have been unlinked first: ``gonuts.server.play.protocol.anonymise_account``).
+        Whether it was there."""
         with self.sessions() as s, s.begin():
             s.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
             s.execute(delete(RatingRow).where(RatingRow.account_id == account_id))
