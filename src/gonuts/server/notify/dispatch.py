@@ -133,9 +133,12 @@ class Dispatcher:
                 one: NoteKind = "ended" if tables[0].deadline is None else "turn"
                 kind: NoteKind = "digest" if len(tables) > 1 else one
                 note = Note(account_id, kind, tuple(tables))
-                await self._send(note)
                 notes.append(note)
             self._write(note, account_id, told, skipped)
+        # every note decided and written down before the first await: a shutdown cancelling
+        # this pass can cut a delivery short, never leave a claimed fact unaccounted for
+        for note in notes:
+            await self._send(note)
         return notes
 
     @staticmethod
