@@ -46,7 +46,7 @@ FACTOR = 3600
 SEATS = 4
 NEVER = 0.2
 """The share of seats whose player never acts (benched after three timeouts)."""
-TOLERANCE = 5.0
+TOLERANCE = float(os.environ.get("GONUTS_SOAK_TOLERANCE", "8"))
 """Seconds (real) after its deadline by which a decision is timed out: the sweeper's period
 (0.1 s at this factor) and the bot's move, on a machine whose cores the test's own clients and
 servers share (a load average many times the cores: most of it is waiting for a core)."""
@@ -225,12 +225,15 @@ def outage(run: Soak, at: datetime) -> bool:
     return any(a - timedelta(seconds=0.5) <= at <= b + timedelta(seconds=1) for a, b in run.down)
 
 
-def check(run: Soak, ids: list[str]) -> dict[str, Any]:
+def check(run: Soak, ids: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The figures of the run, and what went wrong (nothing, to pass)."""
+    problems = []
     # no stuck table: every game ended, nothing left due
     status = dict(run.sql("SELECT id, status FROM gn_tables"))
     stuck = [t for t in ids if status[t] != "finished"]
     left = run.sql("SELECT COUNT(*) FROM gn_deadlines")[0][0]
-    assert not stuck and left == 0, (len(stuck), left)
+    if stuck or left:
+        problems.append(f"{len(stuck)} tables not finished, {left} deadlines left")
     # every timeout within its tolerance of its deadline
     clocked = run.sql(
         "SELECT table_id, seat, client_id, created_at FROM gn_actions "
@@ -248,36 +251,44 @@ def check(run: Soak, ids: list[str]) -> dict[str, Any]:
         limit = LATE_OUTAGE if outage(run, due) else TOLERANCE
         if not -0.05 <= late <= limit:
             over.append((key, round(late, 2), round((due - run.t0).total_seconds(), 1)))
-    print(f"\nlateness: {sorted(lateness)[len(lateness) // 2 :: max(1, len(lateness) // 10)]}")
-    down = [[round((x - run.t0).total_seconds(), 1) for x in w] for w in run.down]
-    assert not over, (over[:8], down)
-    assert len(lateness) >= 0.9 * len(clocked)
+    if over:
+        down = [[round((x - run.t0).total_seconds(), 1) for x in w] for w in run.down]
+        problems.append(f"{len(over)} timeouts late: {over[:5]} (down: {down})")
+    if len(lateness) < 0.9 * len(clocked):
+        problems.append(f"only {len(lateness)} of {len(clocked)} deadlines seen")
     # every fact told or skipped exactly once, across the processes
     facts = {
         (str(t), int(s), int(d), str(k))
         for t, s, d, k in run.sql("SELECT table_id, seat, decision, kind FROM gn_outbox")
     }
-    assert run.sql("SELECT COUNT(*) FROM gn_outbox WHERE sent_at IS NULL")[0][0] == 0
+    unsent = run.sql("SELECT COUNT(*) FROM gn_outbox WHERE sent_at IS NULL")[0][0]
+    if unsent:
+        problems.append(f"{unsent} facts never sent")
     lines = run.journal()
     told = [tuple(f) for line in lines for f in line["facts"]]
     skipped = [tuple(f) for line in lines for f in line["skipped"]]
     every = told + skipped
-    assert len(every) == len(set(every)), "a fact told twice"
-    assert set(every) == facts
+    if len(every) != len(set(every)):
+        problems.append(f"{len(every) - len(set(every))} facts told twice")
+    if set(every) != facts:
+        problems.append(f"{len(facts - set(every))} facts unaccounted for")
     timed_out = {
         (str(t), int(s), int(str(cid).removeprefix("clock:")), "turn") for t, s, cid, _ in clocked
     }
-    not_told = [
-        f for f in timed_out & set(skipped) if not outage(run, run.due.get(f[:3], utcnow()))
-    ]
-    assert not not_told, not_told[:5]
+    not_told = [f for f in timed_out & set(skipped) if not outage(run, run.due.get(f[:3], run.t0))]
+    if not_told:
+        problems.append(f"{len(not_told)} timed-out decisions never told: {not_told[:3]}")
     ended = {f for f in facts if f[3] == "ended"}
-    assert len(ended) == SEATS * len(ids)
+    if len(ended) != SEATS * len(ids):
+        problems.append(f"{len(ended)} ended facts for {len(ids)} tables")
     notes = [line for line in lines if line["kind"] is not None]
-    return {
+    ordered = sorted(lateness)
+    figures = {
         "tables": len(ids),
         "clock_timeouts": len(clocked),
-        "max_late_s": round(max(lateness, default=0.0), 3),
+        "late_s_median": round(ordered[len(ordered) // 2], 3) if ordered else None,
+        "late_s_p99": round(ordered[int(len(ordered) * 0.99)], 3) if ordered else None,
+        "late_s_max": round(ordered[-1], 3) if ordered else None,
         "facts": len(facts),
         "told": len(told),
         "skipped_stale": len(skipped),
@@ -286,6 +297,7 @@ def check(run: Soak, ids: list[str]) -> dict[str, Any]:
         "player_actions": run.acted,
         "refused_actions": run.refused,
     }
+    return figures, problems
 
 
 @pytest.mark.parametrize("processes", [1, 2], ids=["one-process", "two-processes"])
@@ -296,6 +308,7 @@ def test_turn_based_soak(db_url: str, backend: str, processes: int, tmp_path: Pa
     ids = run.make_tables()
     started = time.monotonic()
     asyncio.run(soak(run, ids))
-    figures = check(run, ids)
+    figures, problems = check(run, ids)
     figures["wall_s"] = round(time.monotonic() - started, 1)
     print(f"\nsoak[{backend}, {processes} process(es)]: {json.dumps(figures)}")
+    assert not problems, problems
