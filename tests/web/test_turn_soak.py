@@ -9,7 +9,7 @@ restarted twice (deadlines passing while it is down are enforced when it is back
 
 * no table stuck: every game ends, and no deadline is left overdue;
 * every timeout came within ``TOLERANCE`` of its deadline (``LATE_OUTAGE`` for a deadline that
-  fell while the only process was down);
+  fell during a restart);
 * every notification fact (``gn_outbox``) was sent once: it is in the processes' journals
   (``GONUTS_NOTIFY_LOG``) exactly once in all, told or skipped as already decided, and every
   fact the clock timed out (the player never decided) was told, not skipped.
@@ -48,10 +48,12 @@ NEVER = 0.2
 """The share of seats whose player never acts (benched after three timeouts)."""
 TOLERANCE = float(os.environ.get("GONUTS_SOAK_TOLERANCE", "8"))
 """Seconds (real) after its deadline by which a decision is timed out: the sweeper's period
-(0.1 s at this factor) and the bot's move, on a machine whose cores the test's own clients and
+(0.25 s at this factor) and the bot's move, on a machine whose cores the test's own clients and
 servers share (a load average many times the cores: most of it is waiting for a core)."""
-LATE_OUTAGE = 12.0
-"""The same for a deadline that fell while the only server process was down (SQLite)."""
+LATE_OUTAGE = 15.0
+"""The same for a deadline that fell during a restart: on SQLite nobody enforces it until the
+process is back; on PostgreSQL the other process takes the restarting one's tables over while
+the new process's start takes the machine's cores."""
 RUN_FOR = 170.0
 
 
@@ -75,7 +77,7 @@ class Soak:
             for i in range(processes)
         ]
         self.down: list[tuple[datetime, datetime]] = []
-        """When no process was up (SQLite's restarts)."""
+        """The restarts: from the stop to the answer of the new process."""
         self.acted = 0
         self.refused = 0
         self.t0 = utcnow()
@@ -181,8 +183,7 @@ class Soak:
         if alone:
             await asyncio.sleep(1.0)  # (deadlines pass meanwhile)
         await asyncio.to_thread(self.start, i)
-        if alone:
-            self.down.append((began, utcnow()))
+        self.down.append((began, utcnow()))
 
     def journal(self) -> list[dict[str, Any]]:
         lines = []
@@ -200,7 +201,8 @@ async def soak(run: Soak, ids: list[str]) -> None:
     async with httpx.AsyncClient(timeout=10) as http:
         watcher = asyncio.create_task(run.watch(stop, http))
         try:
-            for n, at in enumerate((12.0, 26.0)):  # two restarts
+            restarts = (12.0, 26.0) if os.environ.get("GONUTS_SOAK_RESTARTS", "1") == "1" else ()
+            for n, at in enumerate(restarts):  # two restarts
                 await asyncio.sleep(at - (time.monotonic() - began))
                 await run.restart(n % processes, alone=processes == 1)
             while time.monotonic() - began < RUN_FOR:
@@ -222,7 +224,7 @@ async def soak(run: Soak, ids: list[str]) -> None:
 
 
 def outage(run: Soak, at: datetime) -> bool:
-    return any(a - timedelta(seconds=0.5) <= at <= b + timedelta(seconds=1) for a, b in run.down)
+    return any(a - timedelta(seconds=0.5) <= at <= b + timedelta(seconds=2) for a, b in run.down)
 
 
 def check(run: Soak, ids: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -294,6 +296,7 @@ def check(run: Soak, ids: list[str]) -> tuple[dict[str, Any], list[str]]:
         "skipped_stale": len(skipped),
         "notes": len(notes),
         "digests": sum(line["kind"] == "digest" for line in notes),
+        "restarts_s": [round((b - a).total_seconds(), 1) for a, b in run.down],
         "player_actions": run.acted,
         "refused_actions": run.refused,
     }

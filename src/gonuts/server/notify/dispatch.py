@@ -34,7 +34,7 @@ log = logging.getLogger("gonuts.server.notify")
 
 EVERY: Final = 2.0
 """Seconds between two passes (real time; the time factor divides it, down to ``FLOOR``)."""
-FLOOR: Final = 0.05
+FLOOR: Final = 0.25
 GROUPING: Final = 5.0
 """Seconds a fact waits before it is told, so that facts arriving together are told together."""
 QUIET: Final = 600.0

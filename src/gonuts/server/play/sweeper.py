@@ -27,7 +27,7 @@ log = logging.getLogger("gonuts.server.clock")
 
 EVERY: Final = 2.0
 """Seconds between two passes (real time; the time factor divides it, down to ``FLOOR``)."""
-FLOOR: Final = 0.1
+FLOOR: Final = 0.25
 BATCH: Final = 100
 """Deadlines looked at per pass: a backlog after an outage is worked off a pass at a time."""
 ORPHANS_EVERY: Final = 30
