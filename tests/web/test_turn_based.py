@@ -16,7 +16,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import text
+from starlette.testclient import TestClient
 
 from gonuts.server.kernel.db import utcnow
 from gonuts.server.notify.dispatch import Dispatcher
@@ -27,7 +29,9 @@ from gonuts.server.play.live import LiveTable
 from gonuts.server.play.messages import state_message, table_summary
 from gonuts.server.play.sweeper import Sweeper
 from gonuts.server.service import Service
+from gonuts.server.settings import default_time_factor
 from gonuts.server.store import TableStore
+from web.helpers import AppFactory
 
 SCALE = 1 / TURN_BASED
 """An hour's clock lasts a second."""
@@ -368,3 +372,32 @@ def test_a_burst_is_one_digest_and_stale_turns_are_not_told(db_url: str) -> None
             await svc.close()
 
     run(main)
+
+
+# -- the test-only time factor and the app's wiring -----------------------------------------------
+
+
+def test_the_time_factor_is_refused_outside_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GONUTS_TIME_FACTOR", "3600")
+    monkeypatch.delenv("GONUTS_TEST", raising=False)
+    with pytest.raises(SystemExit, match="tests only"):
+        default_time_factor()
+    monkeypatch.setenv("GONUTS_TEST", "1")
+    assert default_time_factor() == 3600
+    for wrong in ("0", "-2", "fast"):
+        monkeypatch.setenv("GONUTS_TIME_FACTOR", wrong)
+        with pytest.raises(SystemExit):
+            default_time_factor()
+    monkeypatch.delenv("GONUTS_TIME_FACTOR")
+    assert default_time_factor() == 1.0
+
+
+def test_the_app_runs_a_sweeper_and_a_dispatcher(make_app: AppFactory) -> None:
+    app = make_app()
+    with TestClient(app):
+        sweeper, dispatcher = app.state.sweeper, app.state.dispatcher
+        assert sweeper.every == 2.0 and dispatcher.channels == []
+        end = time.monotonic() + 10
+        while sweeper.passes == 0:
+            assert time.monotonic() < end
+            time.sleep(0.05)

@@ -116,8 +116,9 @@ class Soak:
         return ids
 
     def env(self, i: int) -> None:
-        assert self.servers[i].env is not None
-        self.servers[i].env.update(
+        env = self.servers[i].env
+        assert env is not None
+        env.update(
             GONUTS_TEST="1",
             GONUTS_TIME_FACTOR=str(FACTOR),
             GONUTS_NOTIFY_LOG=str(self.tmp / f"notes{i}.jsonl"),
