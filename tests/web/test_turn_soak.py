@@ -42,7 +42,8 @@ from gonuts.server.store import TableStore
 from web.procs import Server, free_port
 
 TABLES = int(os.environ.get("GONUTS_SOAK_TABLES", "40"))
-FACTOR = 3600
+FACTOR = float(os.environ.get("GONUTS_SOAK_FACTOR", "3600"))
+"""The time factor: 3600, an hour's clock lasts a second."""
 SEATS = 4
 NEVER = 0.2
 """The share of seats whose player never acts (benched after three timeouts)."""
@@ -54,7 +55,7 @@ LATE_OUTAGE = 10.0
 """Seconds after a restart is over by which a deadline that fell during it is enforced: on
 SQLite nobody enforces it until the process is back (then its sweeper loads every due table, a
 hundred a pass); on PostgreSQL the other process takes the restarting one's tables over."""
-RUN_FOR = 170.0
+RUN_FOR = float(os.environ.get("GONUTS_SOAK_SECONDS", "170"))
 OPTIONS = ("--bot-delay", "0", "--shutdown-grace", "2")
 """Bots move at once; a restart waits at most 2 s for the moves being stored."""
 
@@ -121,7 +122,7 @@ class Soak:
         assert env is not None
         env.update(
             GONUTS_TEST="1",
-            GONUTS_TIME_FACTOR=str(FACTOR),
+            GONUTS_TIME_FACTOR=f"{FACTOR:g}",
             GONUTS_NOTIFY_LOG=str(self.tmp / f"notes{i}.jsonl"),
             GONUTS_THINK_WORKERS="0",
             GONUTS_FORWARDED_ALLOW_IPS="127.0.0.1",
@@ -144,7 +145,8 @@ class Soak:
                     continue
                 self.seen.add(key)
                 if key[:2] not in self.never and self.rng.random() < 0.85:
-                    delay = self.rng.uniform(0.0, 1.5)  # (the clock is 1 s: some are late)
+                    # (some after the deadline: the clock lasts 3600 / FACTOR s)
+                    delay = self.rng.uniform(0.0, 1.5 * 3600 / FACTOR)
                     task = asyncio.create_task(self.act(http, key, delay))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
@@ -227,9 +229,10 @@ async def soak(run: Soak, ids: list[str]) -> None:
 
 
 def outage(run: Soak, at: datetime) -> datetime | None:
-    """When the restart ``at`` fell in was over (None: it fell in none)."""
+    """When the restart ``at`` fell in was over (None: it fell in none). A deadline whose
+    tolerance had not run out when the stop began counts as falling in it."""
     for a, b in run.down:
-        if a - timedelta(seconds=0.5) <= at <= b + timedelta(seconds=2):
+        if a - timedelta(seconds=TOLERANCE) <= at <= b + timedelta(seconds=2):
             return b
     return None
 
