@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import String, Text, inspect, select, text
+from sqlalchemy import String, Text, insert, inspect, select, text
 from starlette.testclient import TestClient
 
 from gonuts.server.accounts.service import COOKIE
-from gonuts.server.kernel.db import AccountRow
+from gonuts.server.kernel.db import AccountRow, OutboxRow
 from gonuts.server.kernel.i18n import DELETED_PLAYER
 from gonuts.server.kernel.limits import Limits
 from web.helpers import AppFactory, error_code, state
@@ -148,6 +148,13 @@ def test_deleting_an_account_leaves_no_row_naming_it(client: TestClient) -> None
     # and so do its chat lines (said under the name it had)
     client.app.state.service.store.add_chat(game_id, 0, NAME, "text", "good game")  # type: ignore[attr-defined]
     waiting = seat_with(client, ana, [{"kind": "human"}, {"kind": "human"}])["table"]["id"]
+    # and a notification fact for it (the outbox of turn-based games, issue 27)
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(OutboxRow).values(
+                account_id=ana_id, table_id=game_id, seat=0, decision=-1, kind="ended"
+            )
+        )
     assert len(rows_naming(client, "quixby")) > 0  # (the scan sees the name while it is there)
 
     r = post(client, "/api/account/delete", ana, {"password": "not my password"})
@@ -165,6 +172,7 @@ def test_deleting_an_account_leaves_no_row_naming_it(client: TestClient) -> None
             ("gn_ratings", "account_id"),
             ("gn_account_sessions", "account_id"),
             ("gn_accounts", "id"),
+            ("gn_outbox", "account_id"),
         ):
             n = conn.scalar(
                 text(f"SELECT COUNT(*) FROM {table} WHERE {column} = :i"), {"i": ana_id}

@@ -86,11 +86,15 @@ def test_the_clock_of_a_new_table(client: TestClient) -> None:
         }
         return client.post("/api/tables", json={**body, "name": "Ana", **extra})
 
-    for refused in (9, 601, 0, -5, 30.0, "60", True):
+    for refused in (9, 604_801, 0, -5, 30.0, "60", True):
         r = made(["human", "human"], clock=refused)
         assert r.status_code == 422 and error_code(r) == "malformed", refused
     assert made(["human", "human"], clock=10).json()["table"]["clock"] == 10
     assert made(["human", "human"], clock=600).json()["table"]["clock"] == 600
+    # turn-based from an hour on, up to seven days (issue 27)
+    for clock, turn_based in ((3599, False), (3600, True), (604_800, True)):
+        made_table = made(["human", "human"], clock=clock).json()["table"]
+        assert (made_table["clock"], made_table["turn_based"]) == (clock, turn_based)
     assert made(["human", "human"], clock=None).json()["table"]["clock"] is None
     # the default: a clock only when two or more seats are human (documented in protocol.md)
     assert made(["human", "human"]).json()["table"]["clock"] == DEFAULT_CLOCK == 60

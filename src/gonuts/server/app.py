@@ -8,7 +8,7 @@ features' request and response models.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,10 +28,14 @@ from gonuts.server.matching.api import matching_router
 from gonuts.server.mygames.api import mygames_router
 from gonuts.server.mygames.service import MyGames
 from gonuts.server.notify.api import notify_router
+from gonuts.server.notify.dispatch import Dispatcher
+from gonuts.server.notify.protocol import Channel
 from gonuts.server.notify.service import Notifications
+from gonuts.server.notify.service import channels as notify_channels
 from gonuts.server.play.api import play_router, socket_router
 from gonuts.server.play.messages import BOT_LEVELS
 from gonuts.server.play.session import table_messages
+from gonuts.server.play.sweeper import Sweeper
 from gonuts.server.review.api import review_router
 from gonuts.server.review.service import DEFAULT_REVIEW_BOT
 from gonuts.server.service import Service
@@ -85,8 +89,13 @@ def create_app(
     return build_app(settings, service)
 
 
-def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
-    """The app from ``settings``: the service, then the transport, then each feature's routes."""
+def build_app(
+    settings: Settings, service: Service | None = None, channels: Sequence[Channel] | None = None
+) -> FastAPI:
+    """The app from ``settings``: the service, then the transport, then each feature's routes;
+    ``channels``: how notifications are delivered (:mod:`gonuts.server.notify.protocol`; by
+    default :func:`gonuts.server.notify.service.channels`: Web Push, and e-mail when
+    ``GONUTS_SMTP_URL`` is set)."""
     lim = settings.limits
     svc = service or Service(
         TableStore(settings.db_url),
@@ -96,17 +105,29 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         keep_finished=settings.keep_finished,
         think_workers=settings.think_workers,
         think_ray=settings.think_ray,
-        clock_scale=settings.clock_scale,
+        clock_scale=settings.clock_scale / settings.time_factor,
         review_bot=settings.review_bot,
         play_now_wait=settings.play_now_wait,
     )
     replays = BoundedPool(lim.replay_workers, lim.replay_queue, "gonuts-replay")
+    sweeper = Sweeper(svc, factor=settings.time_factor)
+    """Turn-based deadlines enforced where no process holds the table (play/sweeper.py)."""
+    if channels is None:
+        channels = notify_channels(svc.store)
+    dispatcher = Dispatcher(
+        svc.store, channels, factor=settings.time_factor, journal=settings.notify_log
+    )
+    """The outbox's facts told (notify/dispatch.py) on ``channels`` (``[]``: marked sent only)."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await svc.thinker.start()  # the worker processes import the bots before the first move
         await svc.start()
+        sweeper.start()
+        dispatcher.start()
         yield
+        await sweeper.close()
+        await dispatcher.close()
         replays.close()
         svc.reviews.close()
         # uvicorn has stopped accepting and closed its sockets (1012) by now; another server
@@ -125,6 +146,7 @@ def build_app(settings: Settings, service: Service | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.service = svc
+    app.state.sweeper, app.state.dispatcher = sweeper, dispatcher
     app.state.limits = lim
     app.add_middleware(HttpGuard, limits=lim, metrics=svc.metrics)
     app.add_middleware(Hygiene, metrics=svc.metrics)

@@ -3,6 +3,7 @@ shortcuts): :class:`Settings`."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,37 @@ def default_play_now_wait() -> float:
         return max(0.0, float(raw)) if raw else 30.0
     except ValueError:
         return 30.0
+
+
+def default_time_factor() -> float:
+    """``GONUTS_TIME_FACTOR`` (TEST ONLY, default 1): how many times faster the turn clocks,
+    the deadline sweeper and the notification dispatcher run (3600: an hour a second). Refused
+    unless ``GONUTS_TEST=1``: a production server with it would time every player out."""
+    raw = os.environ.get("GONUTS_TIME_FACTOR", "").strip()
+    if not raw:
+        return 1.0
+    if os.environ.get("GONUTS_TEST") != "1":
+        raise SystemExit("GONUTS_TIME_FACTOR is for tests only: set GONUTS_TEST=1 to use it")
+    try:
+        factor = float(raw)
+    except ValueError:
+        raise SystemExit(f"GONUTS_TIME_FACTOR={raw!r} is not a number") from None
+    if not factor > 0:
+        raise SystemExit(f"GONUTS_TIME_FACTOR={raw!r} must be positive")
+    logging.getLogger("gonuts.server").warning(
+        "TEST ONLY: GONUTS_TIME_FACTOR=%g, time runs %g times faster for the turn clocks, "
+        "the deadline sweeper and the notifications",
+        factor,
+        factor,
+    )
+    return factor
+
+
+def default_notify_log() -> Path | None:
+    """``GONUTS_NOTIFY_LOG`` (TEST ONLY): a file every notification is appended to as a JSON
+    line, with the facts it told (the soak test counts them)."""
+    raw = os.environ.get("GONUTS_NOTIFY_LOG", "").strip()
+    return Path(raw) if raw else None
 
 
 @dataclass(frozen=True)
@@ -53,3 +85,7 @@ class Settings:
     """The analyser of finished games' reviews (docs/review.md, "In the browser")."""
     play_now_wait: float = field(default_factory=default_play_now_wait)
     """Seconds "Play now" waits for people before bots fill the table."""
+    time_factor: float = field(default_factory=default_time_factor)
+    """TEST ONLY: time runs this many times faster for clocks, sweeper and dispatcher."""
+    notify_log: Path | None = field(default_factory=default_notify_log)
+    """TEST ONLY: every notification appended to this file as a JSON line."""

@@ -18,6 +18,7 @@ from gonuts.server.kernel.db import (
     Database,
     FinishedRow,
     NotifySettingsRow,
+    OutboxRow,
     PushSubscriptionRow,
     RatingRow,
     SeatRow,
@@ -126,13 +127,13 @@ class AccountStore(Database):
             return c.execute(query).rowcount
 
     def delete_account(self, account_id: int) -> bool:
-        """Remove an account, its sessions, its rating history and its notification settings
-        and push subscriptions (its seats must have been
-        unlinked first: ``gonuts.server.play.protocol.anonymise_account``). Whether it was
-        there."""
+        """Remove an account, its sessions, its rating history, its notification facts, settings
+        and push subscriptions (its seats must have been unlinked first:
+        ``gonuts.server.play.protocol.anonymise_account``). Whether it was there."""
         with self.sessions() as s, s.begin():
             s.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
             s.execute(delete(RatingRow).where(RatingRow.account_id == account_id))
+            s.execute(delete(OutboxRow).where(OutboxRow.account_id == account_id))  # its notes
             s.execute(
                 delete(PushSubscriptionRow).where(PushSubscriptionRow.account_id == account_id)
             )

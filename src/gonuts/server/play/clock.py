@@ -15,9 +15,11 @@ replaced them): an ``away`` message on their socket. The service calls :meth:`Tu
 before it sends a state, :meth:`TurnClock.arm` when it kicks the bots, :meth:`TurnClock.acted`
 after a player's own action and :meth:`TurnClock.welcome` after a full state; the rest is here.
 Deadlines live on the :class:`~gonuts.server.play.live.LiveTable` in this process's monotonic clock:
-a restarted server gives every pending decision a fresh deadline (docs/server.md).
+a restarted server gives every pending decision of a real-time table a fresh deadline; a
+turn-based table's are kept in the database by the subclass in :mod:`gonuts.server.play.deadlines`
+through the hooks :meth:`TurnClock.due` and :meth:`TurnClock.dropped` (docs/server.md).
 
-Over 500 lines (about 510), on purpose: :class:`TurnClock`'s timers, strike counts and
+Over 500 lines (about 530), on purpose: :class:`TurnClock`'s timers, strike counts and
 announcements share one watch state per table; split, that state would travel between modules.
 """
 
@@ -45,7 +47,11 @@ log = logging.getLogger("gonuts.server.clock")
 
 MIN_CLOCK: Final = 10
 """The shortest clock a table can be made with (seconds per decision)."""
-MAX_CLOCK: Final = 600
+MAX_CLOCK: Final = 604_800
+"""The longest: seven days (a turn-based table, :data:`TURN_BASED`)."""
+TURN_BASED: Final = 3600
+"""A table whose clock is this long or more is turn-based: its deadlines are absolute times in
+the database (``gn_deadlines``, :mod:`gonuts.server.play.deadlines`), not this process's."""
 DEFAULT_CLOCK: Final = 60
 """The clock of a table made without saying, when two or more of its seats are human."""
 STRIKES: Final = 3
@@ -185,6 +191,12 @@ class TurnClock:
             st = self._watches[table] = _Watch()
         return st
 
+    def forget(self, table: LiveTable) -> None:
+        """``table`` leaves this process's memory: its timer stops (its deadlines do not)."""
+        st = self._watches.pop(table, None)
+        if st is not None and st.handle is not None:
+            st.handle.cancel()
+
     def close(self) -> None:
         for st in list(self._watches.values()):
             if st.handle is not None:
@@ -204,6 +216,8 @@ class TurnClock:
             return  # no clock, nothing to time: no per-state work at all
         st = self._watch(table)
         if game is None or table.status != "playing" or game.is_over:
+            if table.deadlines or st.keys:
+                self.dropped(table, None, None)
             table.deadlines.clear()
             st.keys.clear()
             st.armed = None
@@ -219,17 +233,25 @@ class TurnClock:
             return  # the same decisions as last time: their deadlines stand
         for seat in [s for s in table.deadlines if s not in pending]:
             del table.deadlines[seat]
-            st.keys.pop(seat, None)
+            self.dropped(table, seat, st.keys.pop(seat, None))
         if pending:
             counts = self._counts(st, game, version)
             now = time.monotonic()
             for seat in pending:
                 key = counts[seat]
                 if st.keys.get(seat) != key or seat not in table.deadlines:
-                    table.deadlines[seat] = now + self.seconds(table)
+                    table.deadlines[seat] = self.due(table, seat, key, now)
                     st.keys[seat] = key
         st.armed = armed
         self._schedule(table, st)
+
+    def due(self, table: LiveTable, seat: int, key: int, now: float) -> float:
+        """When ``seat``'s decision ``key``, pending from ``now`` on, runs out (monotonic)."""
+        return now + self.seconds(table)
+
+    def dropped(self, table: LiveTable, seat: int | None, key: int | None) -> None:
+        """``seat``'s decision ``key`` is no longer pending (None: no decision of the table is,
+        the game is over). Nothing to do for deadlines kept in memory."""
 
     @staticmethod
     def _counts(st: _Watch, game: Game, version: int) -> list[int]:

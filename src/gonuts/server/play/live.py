@@ -60,6 +60,8 @@ class LiveTable:
     """Seconds per pending human decision (the turn clock, :mod:`gonuts.server.play.clock`)."""
     deadlines: dict[int, float] = field(default_factory=dict)
     """When each human seat that must decide runs out of time (monotonic clock)."""
+    deadlines_at: dict[int, datetime] = field(default_factory=dict)
+    """The same as absolute times (naive UTC), for a turn-based table (``play/deadlines.py``)."""
     replace_at: dict[int, float] = field(default_factory=dict)
     """When an absent player's seat is due to be played by a bot (monotonic clock)."""
     game: Game | None = None

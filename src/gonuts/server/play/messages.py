@@ -28,6 +28,7 @@ from gonuts.server.kernel.cache import ACTIONS_CACHE_BYTES, EVENTS_CACHE_BYTES, 
 from gonuts.server.kernel.errors import ErrorCode, ServiceError
 from gonuts.server.play import picks
 from gonuts.server.play.clock import deadlines_json, replace_in
+from gonuts.server.play.deadlines import deadline_times, turn_based
 from gonuts.server.play.live import LiveTable
 from gonuts.server.transport.wire import ErrorMessage, Out, Strict
 from gonuts.variants import ordered
@@ -126,6 +127,7 @@ class TableSummary(Out):
     """The table's house rules, in RULES.md order ([] for the default game)."""
     clock: int | None
     """Seconds per decision (the turn clock), or null for none."""
+    turn_based: bool  # a clock of an hour or more: absolute deadlines (docs/protocol.md)
 
 
 class Acted(Out):
@@ -160,6 +162,7 @@ class State(Out):
     breakdown: list[dict[str, Any]] | None
     deadlines: dict[str, float]
     """Seconds left to each human seat that must decide now, by seat (the turn clock)."""
+    deadlines_at: dict[str, str]  # the same as ISO UTC times; turn-based tables only, else {}
     rating: dict[str, int | None] | None
     """The signed-in player's rating: ``{"rating": 1012, "change": 12}`` (``change``: this
     game's, once it is over and rated, else null); null for guests, bots and spectators."""
@@ -271,6 +274,7 @@ def table_summary(table: LiveTable) -> dict[str, Any]:
         "next_table": table.next_table,
         "variants": list(table.variants),
         "clock": table.clock,
+        "turn_based": turn_based(table.clock),
     }
 
 
@@ -305,6 +309,7 @@ def state_message(
         "events_from": start,
         "breakdown": breakdown_json(game, lang) if game.is_over else None,
         "deadlines": deadlines_json(table) if deadlines is None else deadlines,
+        "deadlines_at": deadline_times(table),
         "rating": rating_json(table, seat),
         "change": [action_json(a, names, lang) for a in picks.options(game, seat, table.pending)]
         if seat is not None

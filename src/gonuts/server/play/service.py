@@ -34,12 +34,10 @@ from gonuts.server.kernel.limits import BucketMap
 from gonuts.server.kernel.metrics import Metrics
 from gonuts.server.kernel.relay import Changes, Relay, relay_for
 from gonuts.server.kernel.thinking import HintUnavailableError, Thinker
-from gonuts.server.lobby.protocol import (
-    TUTORIAL_LEVEL,
-    TutorialBot,
-)
+from gonuts.server.lobby.protocol import TUTORIAL_LEVEL, TutorialBot
 from gonuts.server.play import picks
-from gonuts.server.play.clock import CLOCK_ID, TurnClock, deadlines_json
+from gonuts.server.play.clock import CLOCK_ID, deadlines_json
+from gonuts.server.play.deadlines import DurableClock, idle_turn_based, turn_based
 from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable, Seat
 from gonuts.server.play.messages import (
     hint_message,
@@ -125,8 +123,8 @@ class Service:
         self.hint_toggles = BucketMap(*hint_toggles) if hint_toggles is not None else None
         """Hint toggles per seat (all its sockets): ``hint_toggles`` is (rate per second,
         burst), 5 per 10 s by default; None: unlimited."""
-        self.clock = TurnClock(self, scale=clock_scale)
-        """Turn clocks (:mod:`gonuts.server.play.clock`); ``clock_scale`` shortens them in tests."""
+        self.clock = DurableClock(self, scale=clock_scale)
+        """Turn clocks (:mod:`~.clock`, turn-based ones in the database: :mod:`~.deadlines`)."""
         self.rating_of: RatingLookup | None = None
         """The seated account's rating (and this game's change of it) that each ``state``
         carries: the accounts feature's, set by the wiring (:mod:`gonuts.server.service`)."""
@@ -216,25 +214,25 @@ class Service:
             self.evict_idle()
 
     def evict_idle(self, now: float | None = None) -> list[str]:
-        """Drop finished tables without connections since ``keep_finished`` seconds; their ids."""
+        """Drop finished tables (and turn-based ones nobody is at, their deadlines being in the
+        database) without connections since ``keep_finished`` seconds; their ids."""
         now = time.monotonic() if now is None else now
         gone = []
         for table in list(self._tables.values()):
-            if table.status != "finished" or table.conns or table.lock.locked():
+            idle = table.status == "finished" or idle_turn_based(table)
+            if not idle or table.conns or table.lock.locked():
                 table.idle_since = None
             elif table.idle_since is None:
                 table.idle_since = now
             elif now - table.idle_since >= self.keep_finished:
-                del self._tables[table.id]
+                self.clock.forget(self._tables.pop(table.id))
                 gone.append(table.id)
         return gone
 
     def _watch_absent(self, table: LiveTable) -> None:
         """After a restart nobody is connected: start the replacement clocks of human seats."""
         for s in table.seats:
-            if s.kind == "human" and not s.replaced and s.seat not in table.replace_tasks:
-                table.replace_tasks[s.seat] = self._spawn(self._replace_later(table, s.seat))
-                table.replace_at[s.seat] = time.monotonic() + self.replace_after
+            self._clock_if_absent(table, s)
 
     def _load(self, table_id: str) -> LiveTable:
         stored = self.store.load(table_id) if isinstance(table_id, str) else None
@@ -399,9 +397,10 @@ class Service:
         self.summary_soon(table)
 
     def _clock_if_absent(self, table: LiveTable, s: Seat) -> None:
-        """A human connected nowhere during the game: start their replacement clock."""
+        """A human connected nowhere during a real-time game: start their replacement clock."""
         if (
             table.status == "playing"
+            and not turn_based(table.clock)
             and s.kind == "human"
             and not s.replaced
             and not table.connected(s.seat)

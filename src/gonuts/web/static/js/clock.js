@@ -6,6 +6,34 @@
 // The server sends seconds left (state.deadlines, and each absent seat's replace_in in the
 // table summary); they become local deadlines when they arrive and one ticker counts every
 // countdown element down from them, so a redraw of the table never resets a countdown.
+// A turn-based table (a clock of an hour or more, issue 27) has absolute deadlines as well
+// (state.deadlines_at, ISO UTC): those are shown as a date and time ("by Sat 14:05"), not
+// as a countdown of days.
+
+/** Clocks from this many seconds on are turn-based (play/clock.py TURN_BASED). */
+export const TURN_BASED = 3600;
+/** The turn-based clocks the table form offers: 1 h, 8 h, 1 day, 3 days, 7 days. */
+export const TURN_CLOCKS = [3600, 8 * 3600, 86400, 3 * 86400, 7 * 86400];
+
+/** "8 h" or "3 days" per decision, in the page's language. */
+export function turnLimit(seconds) {
+  if (seconds % 86400 === 0) {
+    const n = seconds / 86400;
+    return n === 1 ? t("clock.one_day") : t("clock.days", { n });
+  }
+  return t("clock.hours", { n: Math.round(seconds / 3600) });
+}
+
+/** An absolute deadline as the reader's weekday and time ("Sat 14:05"), with the date when
+ * it is a week or more away. */
+export function deadlineText(iso, now = Date.now()) {
+  const at = new Date(iso);
+  const far = at.getTime() - now >= 6.5 * 86400 * 1000;
+  const opts = far
+    ? { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" }
+    : { weekday: "short", hour: "2-digit", minute: "2-digit" };
+  return new Intl.DateTimeFormat(document.documentElement.lang || undefined, opts).format(at);
+}
 
 import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
@@ -30,6 +58,7 @@ export class TurnClock {
     this.seat = null;
     this.limit = null; // the table's seconds per decision (null: no clock)
     this.deadlines = {}; // seat -> performance.now() ms
+    this.deadlinesAt = {}; // seat -> ISO UTC time (turn-based tables only)
     this.replaceAt = {}; // seat -> performance.now() ms
     this.benched = false; // a bot plays my seat (I let the time run out three times)
     this.area = h("div", { class: "clock-notices", role: "status", "aria-live": "polite", "data-testid": "clock-notices" });
@@ -57,6 +86,7 @@ export class TurnClock {
         break;
       case "state":
         this.deadlines = deadlinesFrom(msg.deadlines);
+        this.deadlinesAt = msg.deadlines_at ?? {};
         if (this.seat !== null && this.seat !== undefined) {
           setMyTurn(!msg.view.over && (msg.view.legal ?? []).length > 0);
         }
@@ -102,7 +132,8 @@ export class TurnClock {
   controls(view) {
     const seated = view.seat !== null && view.seat !== undefined;
     return [
-      this.limit ? h("span", { class: "pill", "data-testid": "clock-limit" }, t("clock.pill", { n: this.limit })) : null,
+      this.limit ? h("span", { class: this.limit >= TURN_BASED ? "pill turn-based" : "pill", "data-testid": "clock-limit" },
+        this.limit >= TURN_BASED ? t("clock.pill_turn", { limit: turnLimit(this.limit) }) : t("clock.pill", { n: this.limit })) : null,
       seated ? attentionControls() : null,
     ];
   }
@@ -141,6 +172,15 @@ export class TurnClock {
       el.classList.add("hidden");
       return el;
     }
+    const iso = this.deadlinesAt[seat];
+    if (iso && key !== "clock.replace_in") { // turn-based: a date and time, not a countdown
+      const when = deadlineText(iso);
+      const text = t(kind === "mine" ? "clock.your_deadline" : "clock.by", { when });
+      if (el.textContent !== text) el.textContent = text;
+      el.classList.remove("hidden", "urgent");
+      el.classList.add("turn-based");
+      return el;
+    }
     const left = Math.max(0, Math.ceil((at - now) / 1000));
     const text = t(key, { n: left });
     if (el.textContent !== text) el.textContent = text;
@@ -173,7 +213,9 @@ export function clockChoice() {
   const select = h("select", { id: "clock-choice", "data-testid": "clock-choice" },
     h("option", { value: "auto" }, t("clock.auto")),
     h("option", { value: "none" }, t("clock.none")),
-    [30, 60, 120, 300].map((n) => h("option", { value: String(n) }, t("clock.per_decision", { n }))));
+    [30, 60, 120, 300].map((n) => h("option", { value: String(n) }, t("clock.per_decision", { n }))),
+    h("optgroup", { label: t("clock.turn_group") },
+      TURN_CLOCKS.map((n) => h("option", { value: String(n) }, turnLimit(n)))));
   const field = h("label", { for: "clock-choice", class: "clock-choice" }, t("clock.label"), " ", select);
   return {
     element: field,

@@ -182,7 +182,8 @@ export class LobbyPage {
       const taken = tb.seats.filter((s) => s.taken).length;
       const names = tb.seats.map((s) => (s.name ? displayName(s.name) : `(${t("lobby.free_seat")})`)).join(", ");
       return h("li", { dataset: { table: tb.id } },
-        h("span", {}, h("strong", {}, `${taken}/${tb.players}`), " ", names, tb.variants?.length ? [" ", variantBadge(tb.variants)] : null),
+        h("span", {}, h("strong", {}, `${taken}/${tb.players}`), " ", names, tb.variants?.length ? [" ", variantBadge(tb.variants)] : null,
+          tb.turn_based ? [" ", h("span", { class: "pill turn-based", "data-testid": "turn-based" }, t("clock.turn_based"))] : null),
         h("span", { class: "row-inline" },
           tb.status === "open"
             ? h("button", { type: "button", onclick: () => this.navigate(tb.invite_url) }, t("lobby.join"))

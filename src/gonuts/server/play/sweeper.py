@@ -1,0 +1,137 @@
+"""The deadline sweeper: turn-based deadlines are enforced even where nobody holds the table.
+
+Every process runs one (started with the app). Every ``every`` seconds it reads the deadlines
+that have passed (``gn_deadlines.due_at <= now``, an index range scan, at most ``batch`` rows a
+pass) and makes sure a clock is on each: a table this process does not hold is loaded, which
+arms its clock from the stored deadline, already passed, so the medium bot decides at once with
+the clock's client id ``clock:<n>``: when two processes sweep the same deadline, the database
+stores one action (docs/server.md). A row whose decision the table no longer waits for (a
+process stopped between a move and the delete) is dropped. Now and then it also loads the
+turn-based games with no deadline at all (bots to move, or a process stopped between a move
+and the next deadline), so nothing stays stuck across a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Final, Protocol
+
+from gonuts.server.kernel.db import utcnow
+from gonuts.server.kernel.relay import Changes
+from gonuts.server.play.deadlines import DeadlineBook
+from gonuts.server.play.live import LiveTable
+
+log = logging.getLogger("gonuts.server.clock")
+
+EVERY: Final = 2.0
+"""Seconds between two passes (real time; the time factor divides it, down to ``FLOOR``)."""
+FLOOR: Final = 0.25
+BATCH: Final = 100
+"""Deadlines looked at per pass: a backlog after an outage is worked off a pass at a time."""
+ORPHANS_EVERY: Final = 30
+"""Passes between two looks for turn-based games with no deadline stored."""
+
+
+class SweptClock(Protocol):
+    book: DeadlineBook
+
+    def arm(self, table: LiveTable) -> None: ...
+
+
+class SweepHub(Protocol):
+    """What the sweeper needs of the play service."""
+
+    @property
+    def clock(self) -> SweptClock: ...
+
+    @property
+    def tables(self) -> Mapping[str, LiveTable]: ...
+
+    async def get(self, table_id: str) -> LiveTable: ...
+
+    def catch_up(self, table: LiveTable) -> Changes: ...
+
+    async def broadcast_state(self, table: LiveTable) -> None: ...
+
+    def kick_bots(self, table: LiveTable) -> None: ...
+
+
+class Sweeper:
+    """One process's deadline sweeper (``start`` with the app, ``close`` at shutdown)."""
+
+    def __init__(
+        self, hub: SweepHub, *, every: float = EVERY, batch: int = BATCH, factor: float = 1.0
+    ) -> None:
+        self.hub = hub
+        self.every = max(FLOOR, every / factor) if factor != 1.0 else every
+        self.batch = batch
+        self.passes = 0
+        self.loaded = 0
+        """Tables this sweeper loaded (for the tests and the logs)."""
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # (the database away: the next pass tries again)
+                log.exception("the deadline sweep failed")
+            await asyncio.sleep(self.every)
+
+    async def sweep(self) -> int:
+        """One pass: the due deadlines each given a clock; how many were looked at."""
+        book = self.hub.clock.book
+        rows = book.due(utcnow(), self.batch)
+        if self.passes % ORPHANS_EVERY == 0:
+            for table_id in book.orphans(self.batch):
+                if table_id not in self.hub.tables:
+                    await self._load(table_id)
+        self.passes += 1
+        for table_id, seat, decision in rows:
+            table = self.hub.tables.get(table_id)
+            if table is None:
+                table = await self._load(table_id)
+                if table is None:
+                    continue
+            await self._check(table, seat, decision)
+        return len(rows)
+
+    async def _load(self, table_id: str) -> LiveTable | None:
+        try:
+            table = await self.hub.get(table_id)
+        except Exception:
+            log.exception("the sweeper could not load table %s", table_id)
+            return None
+        self.loaded += 1
+        return table
+
+    async def _check(self, table: LiveTable, seat: int, decision: int) -> None:
+        """The table is here: its clock must be on ``seat``'s ``decision`` (then its timer,
+        already due, decides), or the row is stale and goes."""
+        book = self.hub.clock.book
+        if table.status != "playing":
+            book.clear(table.id)
+            return
+        self.hub.clock.arm(table)
+        if seat in table.deadlines:
+            return
+        async with table.lock:  # perhaps another process moved on: catch up first
+            changes = self.hub.catch_up(table)
+        if changes.state:
+            await self.hub.broadcast_state(table)
+        self.hub.kick_bots(table)
+        if seat not in table.deadlines or table.status != "playing":
+            book.decided(table.id, seat, decision)
