@@ -25,14 +25,13 @@ from typing import Final
 
 import numpy as np
 
-from gonuts import rules
 from gonuts.actions import ACTIONS, Action
 from gonuts.bots import puct
 from gonuts.bots.budget import parse_budget
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.mcts import ActionEstimate, SearchResult
-from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
-from gonuts.bots.observe import encode_states, env_ids
+from gonuts.bots.neural import WEIGHTS_ENV, FloatArray, Network, NeuralBot, shipped_network
+from gonuts.bots.observe import encode_states, legal_rows
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, OBS_SIZE
 from gonuts.errors import NotYourTurnError
 from gonuts.state import GameState
@@ -58,6 +57,24 @@ class Expander:
         self.net = net
         self.obs = np.zeros((players, OBS_SIZE), np.float32)
         self.flat = self.obs.reshape(-1)
+        self.scaled = np.empty_like(self.obs)
+        self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in net.layers]
+        self.logits = np.empty((players, net.policy[0].shape[1]), np.float32)
+        self.values = np.empty((players, 1), np.float32)
+
+    def forward(self) -> tuple[FloatArray, FloatArray]:
+        """:meth:`Network.forward` of :attr:`obs`, the same operations into kept buffers."""
+        net = self.net
+        h = np.multiply(self.obs, net.scale, out=self.scaled)
+        for (w, b), out in zip(net.layers, self.hidden, strict=True):
+            np.matmul(h, w, out=out)
+            np.add(out, b, out=out)
+            h = np.maximum(out, 0.0, out=out)
+        np.matmul(h, net.policy[0], out=self.logits)
+        np.add(self.logits, net.policy[1], out=self.logits)
+        np.matmul(h, net.value_head[0], out=self.values)
+        np.add(self.values, net.value_head[1], out=self.values)
+        return self.logits, self.values[:, 0]
 
     def __call__(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
         idx: list[int] = []
@@ -65,16 +82,9 @@ class Expander:
         encode_states(g, idx, val)
         self.obs.fill(0.0)
         self.flat[idx] = val
-        logits, values = self.net.forward(self.obs)
+        logits, values = self.forward()
         vals: list[float] = values.tolist()
-        n = g.n
-        legal = [rules.legal_ids(g, p) for p in acting]
-        envs = [env_ids(ids, p, n) for ids, p in zip(legal, acting, strict=True)]
-        where: list[int] = []  # flat indices into the masked rows, one row per acting player
-        source: list[int] = []  # the same logits' flat indices in ``logits``
-        for j, (p, e) in enumerate(zip(acting, envs, strict=True)):
-            where.extend(j * NUM_ENV_ACTIONS + x for x in e)
-            source.extend(p * NUM_ENV_ACTIONS + x for x in e)
+        legal, where, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
         rows = np.full((len(acting), NUM_ENV_ACTIONS), -np.inf, np.float32)
         rows.reshape(-1)[where] = logits.reshape(-1)[source]
         z = np.exp(rows - rows.max(axis=1, keepdims=True))
@@ -83,9 +93,8 @@ class Expander:
         node = puct.Node()
         at = 0
         for p, ids in zip(acting, legal, strict=True):
-            node.players[p] = puct.Player(
-                dict(zip(ids, probs[at : at + len(ids)], strict=True)), vals[p]
-            )
+            priors = dict(zip(ids, probs[at : at + len(ids)], strict=True))
+            node.players[p] = puct.Player(priors, vals[p])
             at += len(ids)
         return node, vals
 

@@ -109,6 +109,26 @@ def env_ids(action_ids: Sequence[int], seat: int, players: int) -> list[int]:
     return out
 
 
+def legal_rows(
+    g: GameState, acting: list[int], width: int
+) -> tuple[list[Sequence[int]], list[int], list[int]]:
+    """Each acting player's legal action ids, and where their logits go: flat indices into one
+    row of ``width`` per acting player (``j * width + env id``) and into the network's rows of
+    every seat (``seat * width + env id``)."""
+    legal: list[Sequence[int]] = []
+    rows: list[int] = []
+    source: list[int] = []
+    n = g.n
+    for j in range(len(acting)):
+        p = acting[j]
+        ids = rules.legal_ids(g, p)
+        legal.append(ids)
+        for e in env_ids(ids, p, n):
+            rows.append(j * width + e)
+            source.append(p * width + e)
+    return legal, rows, source
+
+
 def encode_states(g: GameState, idx: list[int], val: list[float]) -> None:
     """Every seat's observation of ``g``, seat ``p``'s at offset ``p * OBS_SIZE``."""
     for seat in range(g.n):
