@@ -57,9 +57,13 @@ class Expander:
         self.net = net
         self.obs = np.zeros((players, OBS_SIZE), np.float32)
         self.flat = self.obs.reshape(-1)
+        self.own = type(net).forward is Network.forward
+        """Whether :meth:`forward` may stand in for the network's (not a subclass's own)."""
+        layers = net.layers if self.own else []
         self.scaled = np.empty_like(self.obs)
-        self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in net.layers]
-        self.logits = np.empty((players, net.policy[0].shape[1]), np.float32)
+        self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in layers]
+        width = net.policy[0].shape[1] if self.own else NUM_ENV_ACTIONS
+        self.logits = np.empty((players, width), np.float32)
         self.values = np.empty((players, 1), np.float32)
 
     def forward(self) -> tuple[FloatArray, FloatArray]:
@@ -82,7 +86,7 @@ class Expander:
         encode_states(g, idx, val)
         self.obs.fill(0.0)
         self.flat[idx] = val
-        logits, values = self.forward()
+        logits, values = self.forward() if self.own else self.net.forward(self.obs)
         vals: list[float] = values.tolist()
         legal, where, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
         rows = np.full((len(acting), NUM_ENV_ACTIONS), -np.inf, np.float32)
