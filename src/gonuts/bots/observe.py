@@ -129,15 +129,45 @@ def legal_rows(
     return legal, rows, source
 
 
+class _Public:
+    """What every seat's observation of one state shares, computed once per state."""
+
+    def __init__(self, g: GameState) -> None:
+        n = g.n
+        self.acting = rules.to_act(g)
+        self.totals = scores(g.coll, n)
+        hidden = list(deck_counts(n))
+        for c in g.row:
+            if c >= 0:
+                hidden[c] -= 1
+        coll = g.coll
+        for p in range(n):
+            for k in range(K):
+                hidden[k] -= coll[p * K + k]
+        self.discarded = [0] * K
+        for c in g.discard:
+            self.discarded[c] += 1
+            hidden[c] -= 1
+        self.hidden = hidden
+        """The deck's contents by kind: the cards no seat can see (before its own secrets)."""
+
+
 def encode_states(g: GameState, idx: list[int], val: list[float]) -> None:
     """Every seat's observation of ``g``, seat ``p``'s at offset ``p * OBS_SIZE``."""
+    public = _Public(g)
     for seat in range(g.n):
-        encode_state(g, seat, seat * OBS_SIZE, idx, val)
+        _encode(g, seat, seat * OBS_SIZE, public, idx, val)
 
 
 def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list[float]) -> None:
     """Append the nonzero entries of ``seat``'s observation of ``g`` (indices from ``offset``)
     to ``idx`` and ``val``; each index once."""
+    _encode(g, seat, offset, _Public(g), idx, val)
+
+
+def _encode(  # noqa: PLR0917 - one call site per use, all positional
+    g: GameState, seat: int, offset: int, public: _Public, idx: list[int], val: list[float]
+) -> None:
     n = g.n
     phase = g.phase
     idx.append(offset + PLAYERS + n - MIN_PLAYERS)
@@ -147,7 +177,7 @@ def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list
     if len(rules.legal_ids(g, seat)) > 0:
         idx.append(offset + MUST_ACT)
         val.append(1.0)
-    for p in rules.to_act(g):
+    for p in public.acting:
         idx.append(offset + WAITING_FOR + (p - seat) % n)
         val.append(1.0)
     if phase in POWER_BY_PHASE:
@@ -165,12 +195,9 @@ def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list
     if deck:
         idx.append(offset + DECK_SIZE)
         val.append(float(len(deck)))
-    hidden = list(deck_counts(n))
     for i, c in enumerate(g.row):
         idx.append(offset + ROW + i * (K + 1) + (K if c < 0 else c))
         val.append(1.0)
-        if c >= 0:
-            hidden[c] -= 1
     revealed = phase is not Phase.SELECT
     picks = g.picks
     for p in range(n):
@@ -179,7 +206,7 @@ def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list
             idx.append(offset + SELECTIONS + ((p - seat) % n) * MAX_POSITIONS + pick)
             val.append(1.0)
     coll = g.coll
-    totals = scores(coll, n)
+    totals = public.totals
     for p in range(n):
         r = (p - seat) % n
         owned = 0
@@ -189,7 +216,6 @@ def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list
                 idx.append(offset + COLLECTIONS + r * K + k)
                 val.append(float(count))
                 owned += count
-                hidden[k] -= count
         if owned:
             idx.append(offset + CARDS_OWNED + r)
             val.append(float(owned))
@@ -198,26 +224,25 @@ def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list
             val.append(float(totals[p]))
     discard = g.discard
     if discard:
-        counts = [0] * K
-        for c in discard:
-            counts[c] += 1
-            hidden[c] -= 1
-        _counts(counts, offset + DISCARD_COUNTS, idx, val)
+        _counts(public.discarded, offset + DISCARD_COUNTS, idx, val)
         idx.append(offset + DISCARD_TOP + discard[-1])
         val.append(1.0)
-    drawn = False
+    hidden = public.hidden
+    copied = False
     if phase is Phase.DOUBLE_CHOCOLATE and g.actor == seat and deck:
         counts = [0] * K
+        hidden = list(hidden)
+        copied = True
         for c in deck[-2:]:
             counts[c] += 1
             hidden[c] -= 1
         _counts(counts, offset + DRAWN, idx, val)
-        drawn = True
     known = g.known.get(seat)
     if known is not None and known[0] == len(deck):
         idx.append(offset + KNOWN_DECK_TOP + known[1])
         val.append(1.0)
-        if not drawn:
+        if not copied:  # (the seat that drew two cards sees its known top card among them)
+            hidden = list(hidden)
             hidden[known[1]] -= 1
     if phase is Phase.CINNAMON_TWIST and g.passes and g.passes[seat] >= 0:
         idx.append(offset + MY_PASS + g.passes[seat])
