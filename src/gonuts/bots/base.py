@@ -62,8 +62,7 @@ class NoisyBot:
 
 
 class HardBot:
-    """The ``hard`` level: by table size (:data:`HARD_BUDGETS`), the strongest search measured
-    to decide within half a second of one core, compiled — ``neural-mcts`` where it was
+    """The ``hard`` level: by table size (:data:`HARD_BUDGETS`), ``neural-mcts`` where it was
     measured stronger than ``mcts`` (two and four players: heads-up it won 65 % of 96 games
     against ``mcts`` at 1 s a decision, at four players 54 % of 96 against three of them, par
     25 %), ``mcts`` at the others; iteration budgets, so that its strength does not depend on
@@ -105,13 +104,13 @@ HARD_BUDGETS: Final[dict[int, tuple[str, int]]] = {
     5: ("mcts", 4000),
     6: ("mcts", 4000),
 }
-"""The ``hard`` level's search and iteration budget per table size (docs/bots.md, "hard").
-Compiled, on one core: at most about 0.5 s of CPU a decision at every size. ``neural-mcts``
-at two and four players, where a match of at least 96 games showed it stronger than ``mcts``
-at about a second a decision (4000 iterations: the budget it had before its tree was compiled,
-now 0.3–0.45 s, the same decisions); ``mcts:12000`` at three players (three times the budget
-of 0.3.0's ``hard``, in the time 4000 took before ``mcts`` was compiled); ``mcts:4000`` at
-five and six (0.17 s)."""
+"""The ``hard`` level's search and iteration budget per table size (docs/bots.md, "hard and
+the compiled build"; CPU per decision compiled, one loaded core). ``neural-mcts:4000`` at two
+and four players, where a match of at least 96 games showed it stronger than ``mcts`` at about
+a second a decision: 0.3.0's budget, now searched by a compiled tree with the same decisions
+(a median of 0.61 and 0.67 s, down from 0.99 and 1.02 s: above the 0.5 s target, which a smaller
+budget would reach only with arenas to show it as strong). ``mcts:12000`` at three players
+(0.31 s; three times 0.3.0's budget). ``mcts:4000`` at five and six (0.18 s)."""
 
 HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]
 """The network's search budget at ``hard`` (two and four players), and ``mcts``'s at five and
@@ -131,7 +130,7 @@ def _describe_hard() -> str:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": _describe_hard() + " (up to about 0.5 s on one core)",
+    "hard": _describe_hard() + " (compiled: 0.2–0.7 s of CPU a decision)",
 }
 
 
