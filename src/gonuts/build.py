@@ -32,11 +32,14 @@ COMPILED_MODULES: Final[tuple[str, ...]] = (
     "gonuts.bots.heuristics",
     "gonuts.bots.greedy",
     "gonuts.bots.mcts",
+    "gonuts.bots.observe",
+    "gonuts.bots.puct",
 )
 """The modules ``setup.py`` compiles (the engine's hot paths and the bots' search loops), in
-dependency order. Not ``bots.neural_mcts``: its time is NumPy's (the network's forward pass),
-and type-checking it for mypyc needs NumPy installed in the build environment, which an
-isolated build (``python -m build``: setuptools and mypy only) does not have."""
+dependency order. Not ``bots.neural_mcts``: type-checking it for mypyc needs NumPy installed in
+the build environment, which an isolated build (``python -m build``: setuptools and mypy only)
+does not have; its tree and loop (``bots.puct``) and its leaves' encoding (``bots.observe``)
+are NumPy-free and compiled, the network's forward pass stays NumPy."""
 
 PURE_ENV: Final = "GONUTS_PURE"
 

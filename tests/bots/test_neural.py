@@ -186,29 +186,31 @@ def test_shipped_network_beats_three_greedy_bots_at_four_players() -> None:
 
 
 def test_hard_plays_neural_mcts_where_measured_stronger_and_mcts_elsewhere() -> None:
-    # The level's two searches, each with the level's iteration budget and the bot's seed:
+    # The level's searches, each with its table size's iteration budget and the bot's seed:
     # neural-mcts at two and four players (matches in docs/bots.md), mcts at three, five, six.
-    from gonuts.bots.base import HARD_ITERATIONS, HARD_NEURAL_TABLES, HardBot  # noqa: PLC0415
+    from gonuts.bots.base import HARD_BUDGETS, HARD_NEURAL_TABLES, HardBot  # noqa: PLC0415
     from gonuts.bots.mcts import MCTSBot  # noqa: PLC0415
 
     assert {2, 4} == HARD_NEURAL_TABLES
+    assert HARD_BUDGETS[2] == HARD_BUDGETS[4] == ("neural-mcts", 4000)
     two = Game.new(2, seed=21).view(0)
     hard = make_bot("hard", 5)
     assert hard.name == "hard"
-    expected = NeuralMCTSBot(5, iterations=HARD_ITERATIONS).choose(two)
+    expected = NeuralMCTSBot(5, iterations=4000).choose(two)
     assert hard.choose(two) == expected
     assert isinstance(hard, HardBot) and isinstance(hard.neural, NeuralMCTSBot)
     four = Game.new(4, seed=22).view(2)
-    assert hard.choose(four) == NeuralMCTSBot(5, iterations=HARD_ITERATIONS).choose(four)
+    assert hard.choose(four) == NeuralMCTSBot(5, iterations=4000).choose(four)
     fresh = make_bot("hard", 7)
-    assert fresh.choose(four) == NeuralMCTSBot(7, iterations=HARD_ITERATIONS).choose(four)
+    assert fresh.choose(four) == NeuralMCTSBot(7, iterations=4000).choose(four)
     assert isinstance(fresh, HardBot) and fresh.neural is not None  # the network searched
     three = Game.new(3, seed=21).view(1)
     other = make_bot("hard", 6)
-    assert other.choose(three) == MCTSBot(6, iterations=HARD_ITERATIONS).choose(three)
+    budget = HARD_BUDGETS[3][1]
+    assert other.choose(three) == MCTSBot(6, iterations=budget).choose(three)
     assert isinstance(other, HardBot) and other.neural is None  # no network at three players
     # a hard bot that has played with the network still searches with mcts at another table size
-    assert hard.choose(three) == MCTSBot(5, iterations=HARD_ITERATIONS).choose(three)
+    assert hard.choose(three) == MCTSBot(5, iterations=budget).choose(three)
 
 
 Array = np.ndarray[Any, Any]

@@ -62,52 +62,76 @@ class NoisyBot:
 
 
 class HardBot:
-    """The ``hard`` level: the strongest search that decides within about a second of one core,
-    by table size — ``neural-mcts`` where it was measured stronger than ``mcts`` (the table sizes
-    in :data:`HARD_NEURAL_TABLES`: heads-up it won 65 % of 96 games against ``mcts`` at 1 s a
-    decision, at four players 54 % of 96 against three of them, par 25 %: docs/bots.md), ``mcts``
-    at the others (the network's search is not yet measured there at this budget), each with
-    :data:`HARD_ITERATIONS` iterations so that its strength does not depend on the machine's
-    load."""
+    """The ``hard`` level: by table size (:data:`HARD_BUDGETS`), ``neural-mcts`` where it was
+    measured stronger than ``mcts`` (two and four players: heads-up it won 65 % of 96 games
+    against ``mcts`` at 1 s a decision, at four players 54 % of 96 against three of them, par
+    25 %), ``mcts`` at the others; iteration budgets, so that its strength does not depend on
+    the machine's load (docs/bots.md, "hard")."""
 
     name = "hard"
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
-        self.search = MCTSBot(seed, iterations=HARD_ITERATIONS, name="hard")
-        self.neural: Bot | None = None  # built at the first decision at such a table
+        self.searches: dict[tuple[str, int], Bot] = {}  # built at the first decision of each
+        self.neural: Bot | None = None  # the network's search, once it has played
 
     def choose(self, view: PlayerView) -> Action:
-        if view.num_players not in HARD_NEURAL_TABLES:
-            return self.search.choose(view)
-        if self.neural is None:
-            from gonuts.bots.neural_mcts import NeuralMCTSBot  # noqa: PLC0415 - NumPy on demand
+        return self.bot_for(view.num_players).choose(view)
 
-            self.neural = NeuralMCTSBot(self.seed, iterations=HARD_ITERATIONS, name="hard")
-        return self.neural.choose(view)
+    def bot_for(self, players: int) -> Bot:
+        """The search this level plays at a table of ``players`` (one per budget, kept)."""
+        kind, iterations = HARD_BUDGETS[players]
+        bot = self.searches.get((kind, iterations))
+        if bot is None:
+            if kind == "neural-mcts":
+                from gonuts.bots.neural_mcts import NeuralMCTSBot  # noqa: PLC0415 - NumPy on demand
+
+                bot = self.neural = NeuralMCTSBot(self.seed, iterations=iterations, name="hard")
+            else:
+                bot = MCTSBot(self.seed, iterations=iterations, name="hard")
+            self.searches[kind, iterations] = bot
+        return bot
 
 
 BOT_NAMES: Final = ("random", "greedy", "mcts", "neural", "neural-mcts", "easy", "medium", "hard")
 """Names :func:`make_bot` knows. ``mcts:N`` (N iterations) and ``mcts:Xs`` (X seconds per
 decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:Xs``."""
 
+HARD_BUDGETS: Final[dict[int, tuple[str, int]]] = {
+    2: ("neural-mcts", 4000),
+    3: ("mcts", 12000),
+    4: ("neural-mcts", 4000),
+    5: ("mcts", 4000),
+    6: ("mcts", 4000),
+}
+"""The ``hard`` level's search and iteration budget per table size (docs/bots.md, "hard and
+the compiled build"; CPU per decision compiled, one loaded core). ``neural-mcts:4000`` at two
+and four players, where a match of at least 96 games showed it stronger than ``mcts`` at about
+a second a decision: 0.3.0's budget, now searched by a compiled tree with the same decisions
+(a median of 0.60 and 0.59 s, down from 0.99 and 1.02 s: above the 0.5 s target, which a smaller
+budget would reach only with arenas to show it as strong). ``mcts:12000`` at three players
+(0.31 s; three times 0.3.0's budget). ``mcts:4000`` at five and six (0.18 s)."""
+
+HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]
+"""The network's search budget at ``hard`` (two and four players), and ``mcts``'s at five and
+six."""
+
+HARD_NEURAL_TABLES: Final = frozenset(n for n, (kind, _) in HARD_BUDGETS.items() if kind != "mcts")
+"""Table sizes where ``hard`` searches with the network (``neural-mcts``)."""
+
+
+def _describe_hard() -> str:
+    sizes: dict[str, list[str]] = {}
+    for n, (kind, iterations) in HARD_BUDGETS.items():
+        sizes.setdefault(f"{kind}:{iterations}", []).append(str(n))
+    return "; ".join(f"{spec} at {', '.join(ns)} players" for spec, ns in sizes.items())
+
+
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": "4000 iterations of neural-mcts at two and four players, of mcts at three, five and"
-    " six (up to about 1 s on one idle core)",
+    "hard": _describe_hard() + " (compiled: 0.2–0.7 s of CPU a decision)",
 }
-
-HARD_ITERATIONS: Final = 4000
-"""The ``hard`` level's search budget: an iteration budget, so that its strength does not depend
-on the machine's load (a busy web server's bots used to get a fraction of their second). With
-``mcts`` 4000 took a median of 1.03 s of CPU per decision over 4-player positions
-(docs/server.md); with ``neural-mcts`` a median of 0.70 s at two players and 1.13 s at four
-(docs/bots.md)."""
-
-HARD_NEURAL_TABLES: Final = frozenset({2, 4})
-"""Table sizes where ``hard`` searches with the network (``neural-mcts``): those where a match
-of at least 96 games showed it stronger than ``mcts`` at about a second a decision."""
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
@@ -146,6 +170,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
 __all__ = [  # parse_budget lives in gonuts.bots.budget (no cycle with neural_mcts); still here
     "BOT_NAMES",
     "DIFFICULTIES",
+    "HARD_BUDGETS",
     "HARD_ITERATIONS",
     "HARD_NEURAL_TABLES",
     "Bot",

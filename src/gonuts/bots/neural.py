@@ -10,9 +10,11 @@ expected win share, plus a little score margin, of the seat from this view) serv
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import random
+import sys
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -38,8 +40,60 @@ into the package (worker processes inherit it)."""
 FloatArray = np.ndarray[Any, np.dtype[np.float32]]
 
 
+_BLAS_THREAD_SETTERS: Final = (
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+"""What OpenBLAS (NumPy's wheels bundle it, renamed) calls its thread-count setter."""
+
+
+def _loaded_blas() -> list[str]:
+    """Paths of the OpenBLAS libraries this process has loaded (Linux: ``/proc/self/maps``;
+    elsewhere the ones NumPy's wheel ships beside it)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            found = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        found = set()
+    if not found:
+        here = Path(np.__file__).parent
+        for folder in (here.with_name("numpy.libs"), here / ".dylibs"):
+            if folder.is_dir():
+                found |= {str(f) for f in folder.iterdir() if "openblas" in f.name.lower()}
+    return sorted(p for p in found if p.startswith("/") or sys.platform != "linux")
+
+
+@cache
+def single_threaded_blas() -> bool:
+    """Make NumPy's OpenBLAS run on the calling process's one thread; True if it could.
+
+    The network multiplies at most six rows at a time: a threaded matrix product only adds
+    hand-offs between threads (on two busy cores a 4-player ``neural-mcts`` decision took
+    tens of seconds of CPU instead of one), and its result depends on the number of threads,
+    hence on the machine. With one thread the bots' decisions are the same on every machine
+    and under ``taskset``. Process-wide (the thread count is OpenBLAS's only setting); the
+    process does no large products with NumPy. A no-op where NumPy uses another BLAS.
+    """
+    np.zeros((2, 2), np.float32) @ np.zeros((2, 2), np.float32)  # OpenBLAS loaded by now
+    for path in _loaded_blas():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _BLAS_THREAD_SETTERS:
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                setter(1)
+                return True
+    return False
+
+
 class Network:
-    """The MLP of :class:`gonuts.train.ppo.PolicyValue` in NumPy (float32)."""
+    """The MLP of :class:`gonuts.train.ppo.PolicyValue` in NumPy (float32).
+
+    Building one makes NumPy's BLAS single-threaded (:func:`single_threaded_blas`)."""
 
     def __init__(self, path: Path = WEIGHTS) -> None:
         try:
@@ -57,6 +111,7 @@ class Network:
         return network
 
     def _set(self, data: Mapping[str, np.ndarray[Any, Any]]) -> None:
+        single_threaded_blas()
         self.scale: FloatArray = data["scale"]
         self.layers = [(data[f"{name}_w"], data[f"{name}_b"]) for name in ("dense0", "dense1")]
         self.policy = (data["policy_w"], data["policy_b"])

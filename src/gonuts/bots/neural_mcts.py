@@ -19,97 +19,88 @@ The root decision is the most visited action. Strength is set by iterations or b
 
 from __future__ import annotations
 
-import math
 import os
 import random
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
-from gonuts import rules
 from gonuts.actions import ACTIONS, Action
-from gonuts.bots.budget import parse_budget, poll_signals
+from gonuts.bots import puct
+from gonuts.bots.budget import parse_budget
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.mcts import ActionEstimate, SearchResult
-from gonuts.bots.neural import WEIGHTS_ENV, Network, NeuralBot, shipped_network
-from gonuts.envs.encoding import OBS_SIZE, encode_observation, mask_from_ids, to_env_action
+from gonuts.bots.neural import WEIGHTS_ENV, FloatArray, Network, NeuralBot, shipped_network
+from gonuts.bots.observe import encode_states, legal_rows
+from gonuts.envs.encoding import NUM_ENV_ACTIONS, OBS_SIZE
 from gonuts.errors import NotYourTurnError
-from gonuts.scoring import scores
-from gonuts.state import GameState, Phase
-from gonuts.view import PlayerView, make_views
+from gonuts.state import GameState
+from gonuts.view import PlayerView
 
-C_PUCT: Final = 1.5
-MARGIN_WEIGHT: Final = 0.01
+C_PUCT: Final = puct.C_PUCT
+MARGIN_WEIGHT: Final = puct.MARGIN_WEIGHT
 """As in training (:data:`gonuts.train.ppo.MARGIN_WEIGHT`): the value's score-margin share."""
 
 
-class _Player:
-    """One player's statistics at one node."""
+class Expander:
+    """Makes the search's new nodes: one forward pass of the network over every seat's
+    observation of the sampled state (encoded from the state, :mod:`gonuts.bots.observe`, into
+    a buffer kept between leaves), priors by a softmax over each acting player's legal logits.
 
-    __slots__ = ("priors", "total", "value", "visits", "worth")
+    The NumPy operations are those the search made before it was compiled, on arrays of the same
+    shapes and dtypes (float32 throughout), so priors and values are bit for bit the same
+    (``tests/bots/test_neural_mcts_identity.py``); only the rows of all acting players are
+    masked and normalised in one call each instead of one per player.
+    """
 
-    def __init__(self, priors: dict[int, float], value: float) -> None:
-        self.priors = priors
-        self.value = value
-        self.visits: dict[int, int] = {}
-        self.worth: dict[int, float] = {}
-        self.total = 0
+    def __init__(self, net: Network, players: int) -> None:
+        self.net = net
+        self.obs = np.zeros((players, OBS_SIZE), np.float32)
+        self.flat = self.obs.reshape(-1)
+        self.own = type(net).forward is Network.forward
+        """Whether :meth:`forward` may stand in for the network's (not a subclass's own)."""
+        layers = net.layers if self.own else []
+        self.scaled = np.empty_like(self.obs)
+        self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in layers]
+        width = net.policy[0].shape[1] if self.own else NUM_ENV_ACTIONS
+        self.logits = np.empty((players, width), np.float32)
+        self.values = np.empty((players, 1), np.float32)
 
-    def select(self, legal: Sequence[int]) -> int:
-        root_n = math.sqrt(self.total + 1)
-        fallback = 1.0 / len(legal)
-        best = -math.inf
-        choice = legal[0]
-        for a in legal:
-            n = self.visits.get(a, 0)
-            q = self.worth[a] / n if n else self.value
-            u = q + C_PUCT * self.priors.get(a, fallback) * root_n / (1 + n)
-            if u > best:
-                best, choice = u, a
-        return choice
+    def forward(self) -> tuple[FloatArray, FloatArray]:
+        """:meth:`Network.forward` of :attr:`obs`, the same operations into kept buffers."""
+        net = self.net
+        h = np.multiply(self.obs, net.scale, out=self.scaled)
+        for (w, b), out in zip(net.layers, self.hidden, strict=True):
+            np.matmul(h, w, out=out)
+            np.add(out, b, out=out)
+            h = np.maximum(out, 0.0, out=out)
+        np.matmul(h, net.policy[0], out=self.logits)
+        np.add(self.logits, net.policy[1], out=self.logits)
+        np.matmul(h, net.value_head[0], out=self.values)
+        np.add(self.values, net.value_head[1], out=self.values)
+        return self.logits, self.values[:, 0]
 
-
-class _Node:
-    __slots__ = ("children", "players")
-
-    def __init__(self) -> None:
-        self.players: dict[int, _Player] = {}
-        self.children: dict[tuple[int, ...], _Node] = {}
-
-
-def _outcome(g: GameState) -> list[float]:
-    n = g.n
-    totals = scores(g.coll, n)
-    share = 1.0 / len(g.winners)
-    out = []
-    for p in range(n):
-        margin = totals[p] - max(totals[q] for q in range(n) if q != p)
-        win = share if p in g.winners else 0.0
-        out.append(win + MARGIN_WEIGHT * max(-30.0, min(30.0, margin)))
-    return out
-
-
-def _expand(net: Network, g: GameState, acting: list[int]) -> tuple[_Node, list[float]]:
-    n = g.n
-    obs = np.zeros((n, OBS_SIZE), np.float32)
-    views = make_views(g, range(n))
-    for p in range(n):
-        encode_observation(views[p], out=obs[p])
-    logits, values = net.forward(obs)
-    node = _Node()
-    vals = [float(v) for v in values]
-    for p in acting:
-        ids = rules.legal_ids(g, p)
-        mask = mask_from_ids(ids, p, n).astype(bool)
-        row = np.where(mask, logits[p], -np.inf)
-        z = np.exp(row - row.max())
-        z /= z.sum()
-        priors = {a: float(z[to_env_action(a, p, n)]) for a in ids}
-        node.players[p] = _Player(priors, vals[p])
-    return node, vals
+    def __call__(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
+        idx: list[int] = []
+        val: list[float] = []
+        encode_states(g, idx, val)
+        self.obs.fill(0.0)
+        self.flat[idx] = val
+        logits, values = self.forward() if self.own else self.net.forward(self.obs)
+        vals: list[float] = values.tolist()
+        legal, where, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
+        rows = np.full((len(acting), NUM_ENV_ACTIONS), -np.inf, np.float32)
+        rows.reshape(-1)[where] = logits.reshape(-1)[source]
+        z = np.exp(rows - rows.max(axis=1, keepdims=True))
+        z /= z.sum(axis=1, keepdims=True)
+        probs: list[float] = z.reshape(-1)[where].tolist()
+        node = puct.Node()
+        at = 0
+        for p, ids in zip(acting, legal, strict=True):
+            priors = dict(zip(ids, probs[at : at + len(ids)], strict=True))
+            node.players[p] = puct.Player(priors, vals[p])
+            at += len(ids)
+        return node, vals
 
 
 def search(
@@ -142,7 +133,7 @@ def search_estimates(
     visited action, so its ``probability`` is 1 and every other action's 0.
     """
     run = _search(view, rng, net, iterations, seconds)
-    stats = run.stats if run.stats is not None else _Player({}, 0.0)
+    stats = run.stats if run.stats is not None else puct.Player({}, 0.0)
 
     def visits(a: Action) -> int:
         return stats.visits.get(a.id, 0)
@@ -164,80 +155,22 @@ def search_estimates(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    seat: int
-    stats: _Player | None
-    """The searching seat's statistics at the root (``None``: it had one legal action)."""
-    iterations: int
-    seconds: float
-    simultaneous: bool
-
-
 def _search(
     view: PlayerView,
     rng: random.Random,
     net: Network,
     iterations: int | None,
     seconds: float | None,
-) -> _Run:
+) -> puct.Run:
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator's view has no decision to search")
     if iterations is None and seconds is None:
         iterations = 400
-    det = Determinizer(view)
-    start = time.perf_counter()
-    deadline = start + seconds if seconds is not None else math.inf
-    limit = iterations if iterations is not None else 1 << 62
-    root: _Node | None = None
-    simultaneous = False
-    done = 0
-    while done < limit and (done == 0 or time.perf_counter() < deadline):
-        if done & 15 == 0:
-            poll_signals()  # Ctrl-C works in the compiled build too
-        g = det.sample(rng)
-        path: list[tuple[_Player, int, int]] = []
-        node = root
-        parent: tuple[_Node, tuple[int, ...]] | None = None
-        while True:
-            if g.phase is Phase.OVER:
-                values = _outcome(g)
-                break
-            acting = rules.to_act(g)
-            if done == 0 and node is None and root is None:  # the root, searched once
-                simultaneous = len(acting) > 1
-            if node is None:
-                node, values = _expand(net, g, acting)
-                if parent is None:
-                    root = node
-                else:
-                    parent[0].children[parent[1]] = node
-                break
-            key: list[int] = []
-            for p in acting:
-                ids = rules.legal_ids(g, p)
-                stats = node.players.get(p)
-                if len(ids) == 1:
-                    a = ids[0]
-                else:
-                    if stats is None:
-                        stats = node.players[p] = _Player({}, 0.5)
-                    a = stats.select(ids)
-                    path.append((stats, p, a))
-                key.append(a)
-            for p, a in zip(acting, key, strict=True):
-                rules.apply_unchecked(g, p, a)
-            child_key = tuple(key)
-            parent = (node, child_key)
-            node = node.children.get(child_key)
-        for stats, p, a in path:
-            stats.visits[a] = stats.visits.get(a, 0) + 1
-            stats.worth[a] = stats.worth.get(a, 0.0) + values[p]
-            stats.total += 1
-        done += 1
-    assert root is not None
-    return _Run(seat, root.players.get(seat), done, time.perf_counter() - start, simultaneous)
+    expand = Expander(net, view.num_players)
+    return puct.search(
+        Determinizer(view), rng, seat, expand, iterations=iterations, seconds=seconds
+    )
 
 
 class NeuralMCTSBot:

@@ -1,0 +1,103 @@
+"""CPU time of one decision of a bot (default: the ``hard`` level), per table size.
+
+Positions: seeded games played by ``greedy`` at every seat; from each game the decisions with
+more than one legal action, spread evenly from the first one to mid-game. Each position gets a
+fresh bot (seeded), timed with ``time.process_time`` around ``choose`` (every thread's CPU, so
+a multi-threaded BLAS is counted whole). Run it on one core and interleave the builds:
+
+    taskset -c 0 python scripts/hard-budget.py --players 2,3,4,5,6
+    taskset -c 0 python scripts/hard-budget.py --players 3 --bot mcts:10000
+
+``--json FILE`` also records each position's decision (the action's notation), so that two
+implementations of one bot can be compared decision by decision (``--compare FILE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from gonuts.bots import make_bot
+from gonuts.bots.greedy import GreedyBot
+from gonuts.build import build_name
+from gonuts.game import Game
+from gonuts.view import PlayerView
+
+
+def positions(players: int, count: int, games: int = 3) -> list[PlayerView]:
+    """``count`` decision views, spread over the first halves of ``games`` seeded games."""
+    per_game = -(-count // games)
+    views: list[PlayerView] = []
+    for seed in range(games):
+        game = Game.new(players, seed=500 + seed)
+        bots = [GreedyBot(seed * 10 + p) for p in range(players)]
+        seen: list[PlayerView] = []
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if len(view.legal) > 1:
+                seen.append(view)
+            game.apply(seat, bots[seat].choose(view))
+        half = seen[: len(seen) // 2]
+        step = max(1, len(half) // per_game)
+        views.extend(half[::step][:per_game])
+    return views[:count]
+
+
+def measure(bot_name: str, players: int, count: int) -> dict[str, Any]:
+    """The bot's CPU seconds and decisions over ``count`` positions of ``players``."""
+    seconds: list[float] = []
+    decisions: list[str] = []
+    for i, view in enumerate(positions(players, count)):
+        bot = make_bot(bot_name, seed=i)
+        start = time.process_time()
+        action = bot.choose(view)
+        seconds.append(time.process_time() - start)
+        decisions.append(action.notation)
+    ordered = sorted(seconds)
+    return {
+        "players": players,
+        "bot": bot_name,
+        "positions": len(seconds),
+        "median_s": statistics.median(seconds),
+        "p90_s": ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))],
+        "max_s": ordered[-1],
+        "seconds": seconds,
+        "decisions": decisions,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default="2,3,4,5,6")
+    parser.add_argument("--bot", default="hard")
+    parser.add_argument("--positions", type=int, default=12)
+    parser.add_argument("--json", type=Path, help="write every figure and decision here")
+    parser.add_argument("--compare", type=Path, help="a --json file: are the decisions equal?")
+    args = parser.parse_args()
+    rows = []
+    for n in args.players.split(","):
+        row = measure(args.bot, int(n), args.positions)
+        rows.append(row)
+        print(
+            f"{build_name()} {args.bot} {row['players']}p: median {row['median_s']:.3f} s,"
+            f" p90 {row['p90_s']:.3f} s, max {row['max_s']:.3f} s ({row['positions']} positions)",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps({"build": build_name(), "rows": rows}, indent=1) + "\n")
+    if args.compare:
+        recorded = json.loads(args.compare.read_text())["rows"]
+        before = {r["players"]: r["decisions"] for r in recorded}
+        for row in rows:
+            old = before.get(row["players"])
+            same = old is not None and old == row["decisions"]
+            print(f"{row['players']}p decisions identical to {args.compare}: {same}")
+
+
+if __name__ == "__main__":
+    main()
