@@ -19,7 +19,7 @@ a restarted server gives every pending decision of a real-time table a fresh dea
 turn-based table's are kept in the database by the subclass in :mod:`gonuts.server.play.deadlines`
 through the hooks :meth:`TurnClock.due` and :meth:`TurnClock.dropped` (docs/server.md).
 
-Over 500 lines (about 540), on purpose: :class:`TurnClock`'s timers, strike counts and
+Over 500 lines (about 530), on purpose: :class:`TurnClock`'s timers, strike counts and
 announcements share one watch state per table; split, that state would travel between modules.
 """
 
@@ -249,11 +249,6 @@ class TurnClock:
         """When ``seat``'s decision ``key``, pending from ``now`` on, runs out (monotonic)."""
         return now + self.seconds(table)
 
-    def claim(self, table: LiveTable, seat: int, key: int) -> bool:
-        """Whether this process times ``seat``'s decision ``key`` out now (every process may:
-        the database stores one action)."""
-        return True
-
     def dropped(self, table: LiveTable, seat: int | None, key: int | None) -> None:
         """``seat``'s decision ``key`` is no longer pending (None: no decision of the table is,
         the game is over). Nothing to do for deadlines kept in memory."""
@@ -318,8 +313,6 @@ class TurnClock:
         """The deadline of ``seat``'s decision ``key`` passed: the medium bot decides."""
         st = self._watch(table)
         try:
-            if not self.claim(table, seat, key):
-                return  # another process is timing it out (its deadline moved to then)
             for _ in range(3):
                 game = table.game
                 if game is None or not self._still_due(table, seat, key):

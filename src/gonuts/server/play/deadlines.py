@@ -6,11 +6,9 @@ connected. Each pending human decision's deadline is a row of ``gn_deadlines`` (
 0010): written when the decision becomes pending, kept by whichever process loads the table
 later (a restart, a deploy, another process), deleted when it is decided. The sweeper
 (:mod:`gonuts.server.play.sweeper`) finds the rows that are due even when no process holds
-their table. Whoever writes a new deadline also stores the notification fact (``gn_outbox``,
-kind ``turn``) for the seat's account: once per decision, whoever writes it first; the
-dispatcher (:mod:`gonuts.server.notify.dispatch`) tells it. At a deadline, the process that
-moves the row's time on by :data:`LEASE` (one ``UPDATE``) times the decision out; the others
-wait for the lease (a process stopping mid-timeout leaves it to the next).
+their table. With the deadline, the same statement's neighbour stores the notification fact
+(``gn_outbox``, kind ``turn``) for the seat's account: once per decision, whoever writes it
+first; the dispatcher (:mod:`gonuts.server.notify.dispatch`) tells it.
 
 A real-time table (a shorter clock) keeps today's deadlines in memory (:mod:`~.clock`).
 """
@@ -33,8 +31,6 @@ from gonuts.server.play.live import LiveTable
 
 log = logging.getLogger("gonuts.server.clock")
 
-LEASE: Final = 5.0
-"""Seconds (real time) one process has to time a turn-based decision out before another may."""
 ENDED: Final = -1
 """The decision of an ``ended`` fact (one per account seat and game)."""
 
@@ -124,33 +120,6 @@ class DeadlineBook:
         ).where(*where)
         c.execute(self._insert(OutboxRow).from_select(names, rows))
 
-    def claim(self, table_id: str, seat: int, decision: int, now: datetime) -> datetime | None:
-        """Take the timeout of ``seat``'s decision: None if this caller has it (or no row says
-        otherwise), else the time until which another process has it."""
-        with self.db.autocommit.connect() as c:
-            mine = c.execute(
-                update(DeadlineRow)
-                .where(
-                    DeadlineRow.table_id == table_id,
-                    DeadlineRow.seat == seat,
-                    DeadlineRow.decision == decision,
-                    DeadlineRow.due_at <= now + timedelta(seconds=0.5),
-                )
-                .values(due_at=now + timedelta(seconds=LEASE))
-                .returning(DeadlineRow.seat)
-            ).first()
-            if mine is not None:
-                return None
-            row = c.execute(
-                select(DeadlineRow.decision, DeadlineRow.due_at).where(
-                    DeadlineRow.table_id == table_id, DeadlineRow.seat == seat
-                )
-            ).first()
-        if row is None or row.decision != decision:
-            return None  # (decided, or never stored: the stored actions settle it)
-        at: datetime = row.due_at
-        return at
-
     def decided(self, table_id: str, seat: int, decision: int) -> None:
         """``seat``'s decision ``decision`` (or an earlier one) is made: its row goes."""
         with self.db.autocommit.connect() as c:
@@ -231,20 +200,6 @@ class DurableClock(TurnClock):
             at = mine
         table.deadlines_at[seat] = at
         return time.monotonic() + (at - utcnow()).total_seconds()
-
-    def claim(self, table: LiveTable, seat: int, key: int) -> bool:
-        if not turn_based(table.clock):
-            return True
-        try:
-            held = self.book.claim(table.id, seat, key, utcnow())
-        except Exception:  # (the database away: try; it stores one action anyway)
-            log.exception("claiming the timeout of table %s seat %s failed", table.id, seat)
-            return True
-        if held is None:
-            return True
-        table.deadlines_at[seat] = held
-        table.deadlines[seat] = time.monotonic() + (held - utcnow()).total_seconds()
-        return False
 
     def dropped(self, table: LiveTable, seat: int | None, key: int | None) -> None:
         if not turn_based(table.clock):
