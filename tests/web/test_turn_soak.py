@@ -18,9 +18,10 @@ restarted twice (deadlines passing while it is down are enforced when it is back
 no account sits twice at one table; the issue's run is 200:
 ``GONUTS_SOAK_TABLES=200 pytest tests/web/test_turn_soak.py``). ``GONUTS_SOAK_FACTOR`` and
 ``GONUTS_SOAK_SECONDS`` set the time factor and the longest run. On the 2-core development
-machine (load average about 10 from other work) 200 tables pass on SQLite in about 100 s; on
-PostgreSQL two processes keep up with 30 tables, not with 200 at a factor of 3600: each process
-holding a table times its decisions out and drives its bots too, one wins each race.
+machine (shared with other work) 200 tables pass on SQLite in about 100 s; on PostgreSQL two
+processes keep up with 30 tables, not with 200 at a factor of 3600 (after 170 s, 145 games were
+still being played and their timeouts ran 6 s late at the median): each process holding a table
+times its decisions out and drives its bots too, and one wins each race (to look into).
 """
 
 from __future__ import annotations
