@@ -14,8 +14,14 @@ restarted twice (deadlines passing while it is down are enforced when it is back
   (``GONUTS_NOTIFY_LOG``) exactly once in all, told or skipped as already decided, and every
   fact the clock timed out (the player never decided) was told, not skipped.
 
-``GONUTS_SOAK_TABLES`` sets the number of tables (default 40 in the suite; the issue's run is
-200: ``GONUTS_SOAK_TABLES=200 pytest tests/web/test_turn_soak.py``).
+``GONUTS_SOAK_TABLES`` sets the number of tables (default 30 in the suite, more than 21 so that
+no account sits twice at one table; the issue's run is 200:
+``GONUTS_SOAK_TABLES=200 pytest tests/web/test_turn_soak.py``). ``GONUTS_SOAK_FACTOR`` and
+``GONUTS_SOAK_SECONDS`` set the time factor and the longest run. On the 2-core development
+machine (shared with other work) 200 tables pass on SQLite in about 100 s; on PostgreSQL two
+processes keep up with 30 tables, not with 200 at a factor of 3600 (after 170 s, 145 games were
+still being played and their timeouts ran 6 s late at the median): each process holding a table
+times its decisions out and drives its bots too, and one wins each race (to look into).
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from gonuts.server.play.store import StoredSeat
 from gonuts.server.store import TableStore
 from web.procs import Server, free_port
 
-TABLES = int(os.environ.get("GONUTS_SOAK_TABLES", "40"))
+TABLES = int(os.environ.get("GONUTS_SOAK_TABLES", "30"))
 FACTOR = float(os.environ.get("GONUTS_SOAK_FACTOR", "3600"))
 """The time factor: 3600, an hour's clock lasts a second."""
 SEATS = 4
@@ -140,7 +146,8 @@ class Soak:
                 "SELECT table_id, seat, decision, due_at FROM gn_deadlines"
             ):
                 key = (str(t), int(s), int(d))
-                self.due.setdefault(key, as_dt(due))
+                # (the earliest seen)
+                self.due[key] = min(self.due.get(key, as_dt(due)), as_dt(due))
                 if key in self.seen:
                     continue
                 self.seen.add(key)
@@ -263,7 +270,7 @@ def check(run: Soak, ids: list[str]) -> tuple[dict[str, Any], list[str]]:
         back = outage(run, due)
         if back is None:
             lateness.append(late)
-            ok = -0.05 <= late <= TOLERANCE
+            ok = -0.05 <= late <= TOLERANCE  # (never early)
         else:  # (due while a process restarted: measured from its return)
             after_restart.append((as_dt(at) - back).total_seconds())
             ok = late >= -0.05 and after_restart[-1] <= LATE_OUTAGE

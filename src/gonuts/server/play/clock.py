@@ -19,7 +19,7 @@ a restarted server gives every pending decision of a real-time table a fresh dea
 turn-based table's are kept in the database by the subclass in :mod:`gonuts.server.play.deadlines`
 through the hooks :meth:`TurnClock.due` and :meth:`TurnClock.dropped` (docs/server.md).
 
-Over 500 lines (about 530), on purpose: :class:`TurnClock`'s timers, strike counts and
+Over 500 lines (about 540), on purpose: :class:`TurnClock`'s timers, strike counts and
 announcements share one watch state per table; split, that state would travel between modules.
 """
 

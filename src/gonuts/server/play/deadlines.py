@@ -6,9 +6,9 @@ connected. Each pending human decision's deadline is a row of ``gn_deadlines`` (
 0010): written when the decision becomes pending, kept by whichever process loads the table
 later (a restart, a deploy, another process), deleted when it is decided. The sweeper
 (:mod:`gonuts.server.play.sweeper`) finds the rows that are due even when no process holds
-their table. With the deadline, the same statement's neighbour stores the notification fact
-(``gn_outbox``, kind ``turn``) for the seat's account: once per decision, whoever writes it
-first; the dispatcher (:mod:`gonuts.server.notify.dispatch`) tells it.
+their table. Whoever writes a new deadline also stores the notification fact (``gn_outbox``,
+kind ``turn``) for the seat's account: once per decision, whoever writes it first; the
+dispatcher (:mod:`gonuts.server.notify.dispatch`) tells it.
 
 A real-time table (a shorter clock) keeps today's deadlines in memory (:mod:`~.clock`).
 """
