@@ -28,7 +28,7 @@ from gonuts.errors import RecordError
 from gonuts.game import Game
 from gonuts.record import apply_recorded
 from gonuts.server.mygames.store import MyGamesStore, MyTable
-from gonuts.server.play.protocol import LiveTable
+from gonuts.server.play.protocol import TURN_BASED, LiveTable
 
 log = logging.getLogger("gonuts.server.mygames")
 
@@ -36,8 +36,6 @@ MAX_TABLES: Final = 100
 """Tables one answer covers at most (an account's newest first, then the saved seats)."""
 MAX_SAVED: Final = 50
 """Saved seats one request may send."""
-TURN_BASED: Final = 3600
-"""A table whose clock is at least this (seconds per decision) is played turn by turn."""
 CACHE_SIZE: Final = 2048
 """Rebuilt tables remembered (their round and seats to act, by action count)."""
 

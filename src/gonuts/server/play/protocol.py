@@ -8,7 +8,7 @@ lobby makes, the table summary and the view and event JSON a replay reuses, the 
 
 from __future__ import annotations
 
-from gonuts.server.play.clock import MAX_CLOCK, MIN_CLOCK, default_clock
+from gonuts.server.play.clock import MAX_CLOCK, MIN_CLOCK, TURN_BASED, default_clock
 from gonuts.server.play.live import REPLACEMENT_LEVEL, LiveTable
 from gonuts.server.play.messages import (
     BOT_LEVELS,
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_CLOCK",
     "MIN_CLOCK",
     "REPLACEMENT_LEVEL",
+    "TURN_BASED",
     "BotLevel",
     "LiveTable",
     "StoredSeat",
