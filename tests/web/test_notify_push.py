@@ -6,6 +6,7 @@ account's language; the VAPID JWT is signed with the server's key for the endpoi
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -76,6 +77,7 @@ def test_a_push_decrypts_to_the_note_and_is_signed_for_the_push_service(
     message = browser.decrypt(got.body)
     assert message["title"] == "Your move at Ana's table"
     assert message["body"].startswith("Round 2: ")
+    assert re.search(r"decides for you on \w{3} \d{1,2} \w{3}, \d\d:\d\d UTC\.$", message["body"])
     assert message["url"] == "/t/abc123"
     assert message["kind"] == "turn"
     assert message["tag"] == f"gonuts-{note.tables[0].table_id}"

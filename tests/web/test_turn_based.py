@@ -347,6 +347,7 @@ def test_a_burst_is_one_digest_and_stale_turns_are_not_told(db_url: str) -> None
             assert digest.kind == "digest"
             assert sorted(t.table_id for t in digest.tables) == sorted(t.id for t in tables)
             assert all(t.deadline and t.url == f"/t/{t.table_id}" for t in digest.tables)
+            assert all(t.round == 1 for t in digest.tables)  # (the round when it was stored)
             assert [by_account[o].kind for o in others[:2]] == ["turn", "turn"]
             assert dispatcher.skipped == 1 and recorder.notes == notes
             assert unsent(svc) == 0
@@ -363,10 +364,11 @@ def test_a_burst_is_one_digest_and_stale_turns_are_not_told(db_url: str) -> None
             told = await dispatcher.dispatch(later + timedelta(seconds=601))
             assert {n.account_id for n in told} == waiting
             # a game that ends: one "ended" note per account seat
-            svc.clock.book.ended(tables[1].id)
+            svc.clock.book.ended(tables[1].id, 9)
             end = await dispatcher.dispatch(later + timedelta(seconds=1300))
             ended = {n.account_id: n for n in end}
             assert ended[others[1]].kind == "ended" and ended[others[1]].tables[0].deadline is None
+            assert ended[others[1]].tables[0].round == 9
             assert len(recorder.notes) == dispatcher.sent
         finally:
             await svc.close()

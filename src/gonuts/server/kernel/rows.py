@@ -249,6 +249,8 @@ class OutboxRow(Base):
     decision: Mapped[int] = mapped_column(Integer)
     """The seat's decision key (as in :class:`DeadlineRow`); ``-1`` for ``ended``."""
     kind: Mapped[str] = mapped_column(String(8))
+    round: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The game's round when the fact was stored (1-based; 0: not known)."""
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 

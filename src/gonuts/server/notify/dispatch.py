@@ -152,12 +152,12 @@ class Dispatcher:
             w = waiting.get((f.table_id, f.seat, f.decision))
             if w is None:
                 return None  # decided already: nothing to tell
-            return NoteTable(f.table_id, w.name, url, 0, aware(w.due_at), players=w.players)
+            return NoteTable(f.table_id, w.name, url, f.round, aware(w.due_at), players=w.players)
         found = ended.get(f.table_id)
         if found is None:
             return None
         name, players, scores = found
-        return NoteTable(f.table_id, name, url, 0, None, rank(scores, f.seat), players)
+        return NoteTable(f.table_id, name, url, f.round, None, rank(scores, f.seat), players)
 
     async def _send(self, note: Note) -> None:
         for channel in self.channels:

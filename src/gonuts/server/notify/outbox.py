@@ -39,6 +39,8 @@ class Fact:
     decision: int
     kind: str
     """``turn`` or ``ended``."""
+    round: int = 0
+    """The game's round when the fact was stored (0: not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +93,14 @@ class Outbox:
                     OutboxRow.seat,
                     OutboxRow.decision,
                     OutboxRow.kind,
+                    OutboxRow.round,
                 )
             ).all()
         return sorted(
-            (Fact(r.id, r.account_id, r.table_id, r.seat, r.decision, r.kind) for r in rows),
+            (
+                Fact(r.id, r.account_id, r.table_id, r.seat, r.decision, r.kind, r.round)
+                for r in rows
+            ),
             key=lambda f: f.id,
         )
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any, Final
 
+from babel.dates import format_datetime
+
 from gonuts.server.kernel.i18n import DEFAULT_LANG, join_list, normalize, plural, server_texts
 from gonuts.server.notify.protocol import Note
 
@@ -73,10 +75,14 @@ def wording(note: Note, lang: str) -> Wording:
             first.url,
             f"gonuts-{first.table_id}",
         )
-    body = notify_text("turn_body", lang).format(round=first.round)
+    if first.round > 0:
+        body = notify_text("turn_body", lang).format(round=first.round)
+    else:  # (the round was not known when the fact was stored)
+        body = notify_text("turn_body_plain", lang)
     if first.deadline is not None:
         at = first.deadline.astimezone(UTC) if first.deadline.tzinfo else first.deadline
-        body += " " + notify_text("deadline", lang).format(time=at.strftime("%H:%M"))
+        when = format_datetime(at, "EEE d MMM, HH:mm", tzinfo=UTC, locale=lang)
+        body += " " + notify_text("deadline", lang).format(time=when)
     return Wording(
         notify_text("turn_title", lang).format(table=first.name),
         body,

@@ -68,7 +68,9 @@ class DeadlineBook:
         dialect = postgresql if self.db.dialect == "postgresql" else sqlite
         return dialect.insert(table).on_conflict_do_nothing()
 
-    def pending(self, table_id: str, seat: int, decision: int, due_at: datetime) -> datetime | None:
+    def pending(
+        self, table_id: str, seat: int, decision: int, due_at: datetime, round_: int = 0
+    ) -> datetime | None:
         """``seat``'s decision ``decision`` is pending, due at ``due_at`` unless a row for it is
         there already (another process, before a restart): the due time that stands, or None
         if the row is for a later decision (this process is behind). A new decision also
@@ -92,7 +94,7 @@ class DeadlineBook:
                     .returning(DeadlineRow.seat)
                 ).first()
             if new is not None:
-                self._fact(c, table_id, decision, "turn", seat)
+                self._fact(c, table_id, decision, "turn", seat=seat, round_=round_)
                 return due_at
             row = c.execute(
                 select(DeadlineRow.decision, DeadlineRow.due_at).where(
@@ -104,18 +106,22 @@ class DeadlineBook:
         at: datetime = row.due_at
         return at
 
-    def _fact(self, c: Any, table_id: str, decision: int, kind: str, seat: int | None) -> None:
-        """The outbox fact of each account seat (``seat``: that one only), once."""
+    def _fact(
+        self, c: Any, table_id: str, decision: int, kind: str, *, seat: int | None, round_: int
+    ) -> None:
+        """The outbox fact of each account seat (``seat``: that one only), once; ``round_``:
+        the game's round then."""
         where = [SeatRow.table_id == table_id, SeatRow.account_id.is_not(None)]
         if seat is not None:
             where.append(SeatRow.seat == seat)
-        names = ["account_id", "table_id", "seat", "decision", "kind", "created_at"]
+        names = ["account_id", "table_id", "seat", "decision", "kind", "round", "created_at"]
         rows = select(
             SeatRow.account_id,
             SeatRow.table_id,
             SeatRow.seat,
             literal(decision),
             literal(kind),
+            literal(round_),
             literal(utcnow()),
         ).where(*where)
         c.execute(self._insert(OutboxRow).from_select(names, rows))
@@ -136,12 +142,13 @@ class DeadlineBook:
         with self.db.autocommit.connect() as c:
             c.execute(delete(DeadlineRow).where(DeadlineRow.table_id == table_id))
 
-    def ended(self, table_id: str) -> None:
-        """A turn-based table's game ended: an ``ended`` fact per account seat (once)."""
+    def ended(self, table_id: str, round_: int = 0) -> None:
+        """A turn-based table's game ended (in round ``round_``): an ``ended`` fact per account
+        seat (once)."""
         with self.db.autocommit.connect() as c:
             clock = c.scalar(select(TableRow.clock).where(TableRow.id == table_id))
             if turn_based(clock):
-                self._fact(c, table_id, ENDED, "ended", None)
+                self._fact(c, table_id, ENDED, "ended", seat=None, round_=round_)
 
     def due(self, now: datetime, limit: int) -> list[tuple[str, int, int]]:
         """The deadlines passed by ``now``, earliest first, at most ``limit``: (table, seat,
@@ -194,7 +201,8 @@ class DurableClock(TurnClock):
         wall = utcnow()
         mine = wall + timedelta(seconds=self.seconds(table))
         try:
-            at = self.book.pending(table.id, seat, key, mine) or mine
+            round_ = table.game.round if table.game is not None else 0
+            at = self.book.pending(table.id, seat, key, mine, round_) or mine
         except Exception:  # (the database is away: keep it in memory until it is back)
             log.exception("storing the deadline of table %s seat %s failed", table.id, seat)
             at = mine
@@ -218,7 +226,7 @@ class DurableClock(TurnClock):
     def finished(self, table_id: str, game: Game) -> None:
         """A game ended here (the one process that stored its last action): ``ended`` facts."""
         try:
-            self.book.ended(table_id)
+            self.book.ended(table_id, game.round)
         except Exception:
             log.exception("storing the end of table %s for notifications failed", table_id)
 

@@ -39,6 +39,7 @@ def upgrade() -> None:
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("decision", sa.Integer(), nullable=False),
         sa.Column("kind", sa.String(8), nullable=False),
+        sa.Column("round", sa.Integer(), nullable=False, server_default="0"),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("sent_at", sa.DateTime(), nullable=True),
     )
