@@ -46,17 +46,32 @@ import numpy as np
 from gonuts import rules
 from gonuts.actions import Action
 from gonuts.bots.determinize import Determinizer
-from gonuts.bots.hint import hint
+from gonuts.bots.hint import HintBot, hint
 from gonuts.bots.neural import Network, shipped_network
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
+from gonuts.review.search import search_estimates
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView, make_views
 
-AnalyserKind = Literal["neural", "mcts", "neural-mcts"]
-ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mcts")
-DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
-"""Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
+AnalyserKind = Literal["neural", "neural2", "search", "mcts", "neural-mcts"]
+ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
+    "neural",
+    "neural2",
+    "search",
+    "mcts",
+    "neural-mcts",
+)
+DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {
+    "neural": 128,
+    "neural2": 64,
+    "search": 32,
+    "mcts": 1000,
+    "neural-mcts": 400,
+}
+"""Samples per decision (``neural``, ``neural2``: the look-ahead over two rounds), descents per
+action (``search``, :mod:`gonuts.review.search`) or search iterations (``mcts``,
+``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
 MARGIN_WEIGHT: Final = 0.01
 MARGIN_CLIP: Final = 30.0
@@ -84,7 +99,9 @@ def parse_analyser(spec: str) -> Analyser:
     default budget). ``ValueError`` with a one-line reason otherwise."""
     kind, colon, budget = spec.partition(":")
     if kind not in ANALYSER_KINDS:
-        raise ValueError(f"unknown analyser {spec!r}: use neural:N, mcts:N or neural-mcts:N")
+        raise ValueError(
+            f"unknown analyser {spec!r}: use neural:N, neural2:N, search:N, mcts:N or neural-mcts:N"
+        )
     if not colon:
         return Analyser(kind, DEFAULT_BUDGETS[kind])
     try:
@@ -134,12 +151,17 @@ def judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement
 
 
 def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
-    if analyser.kind == "neural":
-        values = neural_estimates(view, analyser.budget, rng)
+    if analyser.kind in ("neural", "neural2", "search"):
+        if analyser.kind == "search":
+            values = search_estimates(view, analyser.budget, rng)
+        else:
+            rounds = 2 if analyser.kind == "neural2" else 1
+            values = neural_estimates(view, analyser.budget, rng, rounds=rounds)
         best = max(range(len(values)), key=lambda i: (values[i], -i))
         shown = tuple(min(1.0, max(0.0, v)) for v in values)
         return Judgement(view.legal, shown, view.legal[best], tuple(values))
-    result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=analyser.kind)
+    bot: HintBot = "mcts" if analyser.kind == "mcts" else "neural-mcts"
+    result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=bot)
     by_action = {e.action: e.win_probability for e in result.estimates}
     probabilities = tuple(min(1.0, max(0.0, by_action[a])) for a in view.legal)
     return Judgement(view.legal, probabilities, result.recommended)
@@ -202,9 +224,11 @@ def one_blas_thread() -> Iterator[None]:
 # -- the network's one-step look-ahead ---------------------------------------------------------
 
 
-def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list[float]:
+def neural_estimates(
+    view: PlayerView, samples: int, rng: random.Random, *, rounds: int = 1
+) -> list[float]:
     """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
-    (unclipped)."""
+    (unclipped); ``rounds=2`` (``neural2:N``) plays on to the end of the next round too."""
     seat = view.seat
     assert seat is not None
     net = shipped_network(view.num_players)
@@ -232,6 +256,9 @@ def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list
                 rules.apply_unchecked(h, p, b)
             rules.apply_unchecked(h, seat, a)
             _finish_round(net, h, start_round)
+            for _ in range(rounds - 1):
+                if h.phase is not Phase.OVER:
+                    _finish_round(net, h, h.round)
             leaves.append(h)
         for i, value in enumerate(_values(net, leaves, seat)):
             totals[i] += value
