@@ -12,8 +12,7 @@ import pytest
 
 from gonuts.game import Game
 from gonuts.record import Record
-from gonuts.review import Analyser, judge, parse_analyser, review_record
-from gonuts.review import contrast, validity
+from gonuts.review import Analyser, contrast, judge, parse_analyser, review_record, validity
 from gonuts.review.engine import neural_estimates
 from gonuts.review.run import decision_rng
 from gonuts.review.search import search_estimates

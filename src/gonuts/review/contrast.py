@@ -48,6 +48,7 @@ def contrast_game(task: tuple[str, str, int, str, str]) -> dict[str, Any]:
     cpu = time.process_time()
     decisions = 0
     diffs: list[float] = []
+    phases: list[str] = []
     for index, recorded in enumerate(record.actions):
         seat = recorded.player
         if bots[seat] == level and len(game.legal_action_ids(seat)) > 1:
@@ -58,6 +59,7 @@ def contrast_game(task: tuple[str, str, int, str, str]) -> dict[str, Any]:
             if other != taken:
                 j = judge(view, analyser, decision_rng(seed, index))
                 diffs.append(round(j.value(taken) - j.value(other), 5))
+                phases.append(view.phase.name.lower())
         apply_recorded(game, index, seat, recorded.action)
     return {
         "record": path,
@@ -66,6 +68,7 @@ def contrast_game(task: tuple[str, str, int, str, str]) -> dict[str, Any]:
         "versus": versus,
         "decisions": decisions,
         "diffs": diffs,
+        "phases": phases,
         "cpu_seconds": round(time.process_time() - cpu, 2),
     }
 
@@ -81,7 +84,7 @@ def _map(tasks: list[tuple[str, str, int, str, str]], jobs: int) -> Iterator[dic
 
 def summarize(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The mean difference with a 95 % interval, over the contested decisions, and the share of
-    them where the judge preferred the stronger level's action (ties: half)."""
+    them where the judge preferred the level's action to the other bot's (ties: half)."""
     diffs = [d for line in lines for d in line["diffs"]]
     n = len(diffs)
     mean = statistics.fmean(diffs) if diffs else math.nan
@@ -105,9 +108,9 @@ def _print(summary: dict[str, Any]) -> None:
     low, high = summary["ci95"]
     print(
         f"{', '.join(summary['bot'])}: {summary['games']} games, {summary['contested']} of "
-        f"{summary['decisions']} decisions contested; value(stronger) − value(other) = "
-        f"{summary['mean_difference']:+.4f} ({low:+.4f} to {high:+.4f}); judge prefers the "
-        f"stronger level's action on {summary['preferred_share']} of them; "
+        f"{summary['decisions']} decisions contested; value(level's) − value(versus's) = "
+        f"{summary['mean_difference']:+.4f} ({low:+.4f} to {high:+.4f}); the judge prefers the "
+        f"level's action on {summary['preferred_share']} of them; "
         f"{summary['cpu_seconds_per_contested']} s CPU per contested decision"
     )
 
@@ -130,13 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--summary", nargs="+", metavar="FILE", help="only summarise these")
     args = parser.parse_args(argv)
     if args.summary:
-        lines = [
-            json.loads(text)
-            for name in args.summary
-            for text in Path(name).read_text(encoding="utf-8").splitlines()
-            if text.strip()
-        ]
-        _print(summarize(lines))
+        _print(summarize(_read(args.summary)))
         return 0
     if not args.games or not args.out:
         parser.error("--games and --out are needed (or --summary)")
@@ -150,20 +147,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     tasks = [
         (str(p), args.bot, args.seed, args.level, args.versus) for p in paths if str(p) not in done
     ]
-    lines = []
     with out.open("a", encoding="utf-8") as sink:
         for count, line in enumerate(_map(tasks, args.jobs), 1):
             sink.write(json.dumps(line) + "\n")
             sink.flush()
-            lines.append(line)
             print(
                 f"[{time.strftime('%H:%M:%S')}] {count}/{len(tasks)} games "
                 f"({len(line['diffs'])} contested, {line['cpu_seconds']} s CPU)",
                 file=sys.stderr,
                 flush=True,
             )
-    _print(summarize(lines))
+    _print(summarize(_read([str(out)])))
     return 0
+
+
+def _read(names: Sequence[str]) -> list[dict[str, Any]]:
+    return [
+        json.loads(text)
+        for name in names
+        for text in Path(name).read_text(encoding="utf-8").splitlines()
+        if text.strip()
+    ]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,35 +44,48 @@ from typing import Final, Literal
 import numpy as np
 
 from gonuts import rules
-from gonuts.actions import Action
+from gonuts.actions import PICK_BASE, Action
 from gonuts.bots.determinize import Determinizer
+from gonuts.bots.greedy import SELF_TEMPERATURE, selection_scores
+from gonuts.bots.heuristics import make_context
 from gonuts.bots.hint import HintBot, hint
 from gonuts.bots.neural import Network, shipped_network
+from gonuts.cards import NUM_KINDS, kind_index
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
 from gonuts.review.search import search_estimates
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView, make_views
 
-AnalyserKind = Literal["neural", "neural2", "search", "mcts", "neural-mcts"]
+AnalyserKind = Literal[
+    "neural", "neural-greedy", "neural2", "rollout", "search", "mcts", "neural-mcts"
+]
 ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
     "neural",
+    "neural-greedy",
     "neural2",
+    "rollout",
     "search",
     "mcts",
     "neural-mcts",
 )
 DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {
     "neural": 128,
+    "neural-greedy": 128,
     "neural2": 64,
+    "rollout": 16,
     "search": 32,
     "mcts": 1000,
     "neural-mcts": 400,
 }
-"""Samples per decision (``neural``, ``neural2``: the look-ahead over two rounds), descents per
+"""Samples per decision (``neural``, ``neural2``: the look-ahead over two rounds, ``rollout``:
+to the end of the game, valued by the result alone), descents per
 action (``search``, :mod:`gonuts.review.search`) or search iterations (``mcts``,
 ``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
+ROUNDS_AHEAD: Final = {"neural": 1, "neural-greedy": 1, "neural2": 2, "rollout": 1_000}
+"""How many rounds the network plays out after the action before its value head is read
+(``rollout``: every round left, so the value is the game's true result)."""
 MARGIN_WEIGHT: Final = 0.01
 MARGIN_CLIP: Final = 30.0
 """As the network's training reward (:mod:`gonuts.train.ppo`)."""
@@ -151,12 +164,15 @@ def judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement
 
 
 def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
-    if analyser.kind in ("neural", "neural2", "search"):
+    if analyser.kind in ("neural", "neural-greedy", "neural2", "rollout", "search"):
         if analyser.kind == "search":
             values = search_estimates(view, analyser.budget, rng)
         else:
-            rounds = 2 if analyser.kind == "neural2" else 1
-            values = neural_estimates(view, analyser.budget, rng, rounds=rounds)
+            rounds = ROUNDS_AHEAD[analyser.kind]
+            greedy = analyser.kind == "neural-greedy"
+            values = neural_estimates(
+                view, analyser.budget, rng, rounds=rounds, greedy_picks=greedy
+            )
         best = max(range(len(values)), key=lambda i: (values[i], -i))
         shown = tuple(min(1.0, max(0.0, v)) for v in values)
         return Judgement(view.legal, shown, view.legal[best], tuple(values))
@@ -225,10 +241,18 @@ def one_blas_thread() -> Iterator[None]:
 
 
 def neural_estimates(
-    view: PlayerView, samples: int, rng: random.Random, *, rounds: int = 1
+    view: PlayerView,
+    samples: int,
+    rng: random.Random,
+    *,
+    rounds: int = 1,
+    greedy_picks: bool = False,
 ) -> list[float]:
     """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
-    (unclipped); ``rounds=2`` (``neural2:N``) plays on to the end of the next round too."""
+    (unclipped); ``rounds=2`` (``neural2:N``) plays on to the end of the next round too, and
+    ``rollout:N`` to the end of the game. ``greedy_picks`` (``neural-greedy:N``): the others'
+    simultaneous picks come from ``greedy``'s choice (:func:`greedy_choices`) instead of the
+    network's policy."""
     seat = view.seat
     assert seat is not None
     net = shipped_network(view.num_players)
@@ -248,7 +272,10 @@ def neural_estimates(
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
         quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
-        fixed = _sampled_choices(net, g, others, quantiles)
+        if greedy_picks and g.phase is Phase.SELECT:
+            fixed = greedy_choices(view, g, others, quantiles)
+        else:
+            fixed = _sampled_choices(net, g, others, quantiles)
         leaves: list[GameState] = []
         for a in ids:
             h = g.copy(events=False)
@@ -256,9 +283,10 @@ def neural_estimates(
                 rules.apply_unchecked(h, p, b)
             rules.apply_unchecked(h, seat, a)
             _finish_round(net, h, start_round)
-            for _ in range(rounds - 1):
-                if h.phase is not Phase.OVER:
-                    _finish_round(net, h, h.round)
+            played = 1
+            while played < rounds and h.phase is not Phase.OVER:
+                _finish_round(net, h, h.round)
+                played += 1
             leaves.append(h)
         for i, value in enumerate(_values(net, leaves, seat)):
             totals[i] += value
@@ -299,6 +327,36 @@ def _sampled_choices(
                 choice = a
                 break
         out.append((p, choice))
+    return out
+
+
+def greedy_choices(
+    view: PlayerView, g: GameState, players: Sequence[int], quantiles: Sequence[float]
+) -> list[tuple[int, int]]:
+    """Each of ``players`` picks a row position as ``greedy`` (``medium``) does: a softmax at
+    its own low temperature over its expected gain of each position, which counts the chance
+    that another picks the same card (then nobody gets it) — read at the given quantile.
+
+    The opponent model of ``neural-greedy:N``: the network's policy spreads its picks, greedy
+    players go for the card that is obviously best, and two who do get nothing; a judge whose
+    others pick by the network does not see that collision coming."""
+    unseen = [0] * NUM_KINDS
+    for kind, count in view.unseen.items():
+        unseen[kind_index(kind)] = count
+    ctx = make_context(g.n, view.deck_size, g.row, unseen)
+    out: list[tuple[int, int]] = []
+    for p, q in zip(players, quantiles, strict=True):
+        scores = selection_scores(g, ctx, p)
+        top = max(scores)
+        weights = [math.exp((v - top) / SELF_TEMPERATURE) for v in scores]
+        x = q * sum(weights)
+        choice = max(range(len(scores)), key=lambda i: scores[i])
+        for i, w in enumerate(weights):
+            x -= w
+            if w > 0.0 and x < 0.0:
+                choice = i
+                break
+        out.append((p, PICK_BASE + choice))
     return out
 
 
