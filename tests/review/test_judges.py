@@ -124,3 +124,40 @@ def test_contrast_on_an_arena_record(tmp_path: Path) -> None:
     got = contrast.contrast_game((str(path), "neural:2", 0, "easy", "medium"))
     assert got["decisions"] > 0
     assert 0 < len(got["diffs"]) <= got["decisions"]  # easy plays at random one time in three
+
+
+def test_greedy_choices_pick_a_live_position_and_mostly_the_greedy_best() -> None:
+    from gonuts import rules  # noqa: PLC0415
+    from gonuts.bots.greedy import selection_scores  # noqa: PLC0415
+    from gonuts.review.engine import greedy_choices  # noqa: PLC0415
+
+    seat, game = views_at("complete-4p.json")[0]  # the first pick: everyone chooses at once
+    view = game.view(seat)
+    g = game.state.copy(events=False)
+    others = [p for p in rules.to_act(g) if p != seat]
+    assert others
+    counts: dict[int, dict[int, int]] = {p: {} for p in others}
+    for k in range(50):
+        for p, a in greedy_choices(view, g, others, [(k + 0.5) / 50] * len(others)):
+            assert a in rules.legal_ids(g, p)
+            counts[p][a] = counts[p].get(a, 0) + 1
+    from gonuts.bots.heuristics import make_context  # noqa: PLC0415
+    from gonuts.cards import NUM_KINDS, kind_index  # noqa: PLC0415
+
+    unseen = [0] * NUM_KINDS
+    for kind, count in view.unseen.items():
+        unseen[kind_index(kind)] = count
+    ctx = make_context(g.n, view.deck_size, g.row, unseen)
+    for p in others:
+        scores = selection_scores(g, ctx, p)
+        top = max(range(len(scores)), key=lambda i: scores[i])
+        assert max(counts[p], key=lambda a: counts[p][a]) == top  # ids are positions - 1
+
+
+def test_neural_greedy_models_the_others_picks_differently() -> None:
+    seat, game = views_at("complete-4p.json")[0]
+    view = game.view(seat)
+    network = neural_estimates(view, 8, random.Random(3))
+    greedy = neural_estimates(view, 8, random.Random(3), greedy_picks=True)
+    assert len(greedy) == len(view.legal) and greedy != network
+    assert parse_analyser("neural-greedy") == Analyser("neural-greedy", 128)
