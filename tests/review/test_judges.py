@@ -158,6 +158,6 @@ def test_neural_greedy_models_the_others_picks_differently() -> None:
     seat, game = views_at("complete-4p.json")[0]
     view = game.view(seat)
     network = neural_estimates(view, 8, random.Random(3))
-    greedy = neural_estimates(view, 8, random.Random(3), greedy_picks=True)
+    greedy = neural_estimates(view, 8, random.Random(3), greedy_share=1.0)
     assert len(greedy) == len(view.legal) and greedy != network
     assert parse_analyser("neural-greedy") == Analyser("neural-greedy", 128)

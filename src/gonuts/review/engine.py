@@ -58,11 +58,12 @@ from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView, make_views
 
 AnalyserKind = Literal[
-    "neural", "neural-greedy", "neural2", "rollout", "search", "mcts", "neural-mcts"
+    "neural", "neural-greedy", "neural-mixed", "neural2", "rollout", "search", "mcts", "neural-mcts"
 ]
 ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
     "neural",
     "neural-greedy",
+    "neural-mixed",
     "neural2",
     "rollout",
     "search",
@@ -72,6 +73,7 @@ ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
 DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {
     "neural": 128,
     "neural-greedy": 128,
+    "neural-mixed": 128,
     "neural2": 64,
     "rollout": 16,
     "search": 32,
@@ -83,9 +85,17 @@ to the end of the game, valued by the result alone), descents per
 action (``search``, :mod:`gonuts.review.search`) or search iterations (``mcts``,
 ``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
-ROUNDS_AHEAD: Final = {"neural": 1, "neural-greedy": 1, "neural2": 2, "rollout": 1_000}
+ROUNDS_AHEAD: Final = {
+    "neural": 1,
+    "neural-greedy": 1,
+    "neural-mixed": 1,
+    "neural2": 2,
+    "rollout": 1_000,
+}
 """How many rounds the network plays out after the action before its value head is read
 (``rollout``: every round left, so the value is the game's true result)."""
+GREEDY_SHARE: Final = {"neural-greedy": 1.0, "neural-mixed": 0.5}
+"""The share of the others' simultaneous picks modelled as ``greedy`` makes them."""
 MARGIN_WEIGHT: Final = 0.01
 MARGIN_CLIP: Final = 30.0
 """As the network's training reward (:mod:`gonuts.train.ppo`)."""
@@ -164,14 +174,17 @@ def judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement
 
 
 def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
-    if analyser.kind in ("neural", "neural-greedy", "neural2", "rollout", "search"):
+    if analyser.kind in ROUNDS_AHEAD or analyser.kind == "search":
         if analyser.kind == "search":
             values = search_estimates(view, analyser.budget, rng)
         else:
             rounds = ROUNDS_AHEAD[analyser.kind]
-            greedy = analyser.kind == "neural-greedy"
             values = neural_estimates(
-                view, analyser.budget, rng, rounds=rounds, greedy_picks=greedy
+                view,
+                analyser.budget,
+                rng,
+                rounds=rounds,
+                greedy_share=GREEDY_SHARE.get(analyser.kind, 0.0),
             )
         best = max(range(len(values)), key=lambda i: (values[i], -i))
         shown = tuple(min(1.0, max(0.0, v)) for v in values)
@@ -246,13 +259,14 @@ def neural_estimates(
     rng: random.Random,
     *,
     rounds: int = 1,
-    greedy_picks: bool = False,
+    greedy_share: float = 0.0,
 ) -> list[float]:
     """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
     (unclipped); ``rounds=2`` (``neural2:N``) plays on to the end of the next round too, and
-    ``rollout:N`` to the end of the game. ``greedy_picks`` (``neural-greedy:N``): the others'
-    simultaneous picks come from ``greedy``'s choice (:func:`greedy_choices`) instead of the
-    network's policy."""
+    ``rollout:N`` to the end of the game. ``greedy_share`` (``neural-greedy:N``: 1,
+    ``neural-mixed:N``: ½): the share of the others' simultaneous picks that come from
+    ``greedy``'s choice (:func:`greedy_choices`, each other player in each sample drawn apart)
+    instead of the network's policy."""
     seat = view.seat
     assert seat is not None
     net = shipped_network(view.num_players)
@@ -272,8 +286,12 @@ def neural_estimates(
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
         quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
-        if greedy_picks and g.phase is Phase.SELECT:
-            fixed = greedy_choices(view, g, others, quantiles)
+        if greedy_share > 0.0 and g.phase is Phase.SELECT:
+            greedy = [p for p in others if greedy_share >= 1.0 or rng.random() < greedy_share]
+            rest = [(p, q) for p, q in zip(others, quantiles, strict=True) if p not in greedy]
+            fixed = greedy_choices(
+                view, g, greedy, [q for p, q in zip(others, quantiles, strict=True) if p in greedy]
+            ) + _sampled_choices(net, g, [p for p, _ in rest], [q for _, q in rest])
         else:
             fixed = _sampled_choices(net, g, others, quantiles)
         leaves: list[GameState] = []
