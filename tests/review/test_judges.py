@@ -161,3 +161,25 @@ def test_neural_greedy_models_the_others_picks_differently() -> None:
     greedy = neural_estimates(view, 8, random.Random(3), greedy_share=1.0)
     assert len(greedy) == len(view.legal) and greedy != network
     assert parse_analyser("neural-greedy") == Analyser("neural-greedy", 128)
+
+
+def test_pick_collisions_count_shared_picks(tmp_path: Path) -> None:
+    rec = record("complete-4p.json")
+    payload = json.loads(rec.to_json())
+    payload["bots"] = ["a", "b", "c", "d"]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    got = contrast.pick_collisions([path])
+    rounds: list[list[str]] = []
+    current: list[str] = []
+    for action in rec.actions:
+        if action.action.startswith("pick "):
+            current.append(action.action)
+            if len(current) == 4:
+                rounds.append(current)
+                current = []
+    assert {row["picks"] for row in got.values()} == {len(rounds)}
+    shared = sum(sum(r.count(a) > 1 for a in r) for r in rounds)
+    assert sum(row["shared"] * row["picks"] for row in got.values()) == pytest.approx(
+        shared, abs=0.01 * len(rounds)
+    )

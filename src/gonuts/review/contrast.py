@@ -73,6 +73,36 @@ def contrast_game(task: tuple[str, str, int, str, str]) -> dict[str, Any]:
     }
 
 
+def pick_collisions(paths: Sequence[Path]) -> dict[str, dict[str, float]]:
+    """Per level: its picks, and the share of them that another player picked too (a shared
+    card goes to nobody), over the arena records."""
+    from gonuts.record import Record  # noqa: PLC0415
+    from gonuts.review.validity import level_of  # noqa: PLC0415
+
+    picks: dict[str, int] = {}
+    shared: dict[str, int] = {}
+    for path in paths:
+        record = Record.from_json(path.read_bytes())
+        bots = [level_of(b) for b in (record.extra.get("bots") or record.players)]
+        n = len(bots)
+        current: dict[int, str] = {}
+        for recorded in record.actions:
+            if not recorded.action.startswith("pick "):
+                continue
+            current[recorded.player] = recorded.action
+            if len(current) == n:  # a round's picks are all in
+                chosen = list(current.values())
+                for seat, action in current.items():
+                    picks[bots[seat]] = picks.get(bots[seat], 0) + 1
+                    if chosen.count(action) > 1:
+                        shared[bots[seat]] = shared.get(bots[seat], 0) + 1
+                current = {}
+    return {
+        level: {"picks": count, "shared": round(shared.get(level, 0) / count, 3)}
+        for level, count in picks.items()
+    }
+
+
 def _map(tasks: list[tuple[str, str, int, str, str]], jobs: int) -> Iterator[dict[str, Any]]:
     if jobs <= 1:
         for task in tasks:
@@ -131,7 +161,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="JSON lines, one per game (appended)")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--summary", nargs="+", metavar="FILE", help="only summarise these")
+    parser.add_argument(
+        "--collisions", action="store_true", help="only each level's share of shared picks"
+    )
     args = parser.parse_args(argv)
+    if args.collisions:
+        from gonuts.review.validity import records_in  # noqa: PLC0415
+
+        paths = records_in(args.games or [])[: args.count]
+        for level, row in pick_collisions(paths).items():
+            print(f"{level}: {row['picks']} picks, {row['shared']:.1%} shared with another player")
+        return 0
     if args.summary:
         _print(summarize(_read(args.summary)))
         return 0
