@@ -22,6 +22,11 @@ The default analyser, ``neural:N``, is a paired one-step look-ahead with the shi
    plus a hundredth of the score margin); the loss is measured on it, and the value clipped to
    [0, 1] is the reported (uncalibrated) win probability.
 
+Variants tried for validity (docs/review.md, "Validity, measured"): ``neural-greedy:N`` and
+``neural-mixed:N`` (the others' simultaneous picks as ``greedy`` makes them, all or half of
+them: :func:`greedy_choices`), ``neural2:N`` (two rounds ahead), ``rollout:N`` (to the end of
+the game) and ``search:N`` (:mod:`gonuts.review.search`).
+
 ``mcts:N`` and ``neural-mcts:N`` use the bots' own searches instead
 (:func:`gonuts.bots.hint.hint`, N iterations): their best action is the search's recommendation
 and each action's win probability is the search's estimate for it (fewer simulations for the
