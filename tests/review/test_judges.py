@@ -183,3 +183,13 @@ def test_pick_collisions_count_shared_picks(tmp_path: Path) -> None:
     assert sum(row["shared"] * row["picks"] for row in got.values()) == pytest.approx(
         shared, abs=0.01 * len(rounds)
     )
+
+
+def test_neural_mixed_draws_between_the_two_models() -> None:
+    seat, game = views_at("complete-4p.json")[0]
+    view = game.view(seat)
+    network = neural_estimates(view, 8, random.Random(3))
+    greedy = neural_estimates(view, 8, random.Random(3), greedy_share=1.0)
+    mixed = neural_estimates(view, 8, random.Random(3), greedy_share=0.5)
+    assert mixed not in (network, greedy)
+    assert parse_analyser("neural-mixed:16") == Analyser("neural-mixed", 16)
