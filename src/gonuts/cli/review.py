@@ -65,8 +65,10 @@ def register(sub: Any) -> None:
         default=DEFAULT_BOT,
         metavar="ANALYSER",
         help="the analyser and its budget per decision: neural:N (N determinized samples, the "
-        "network's one-round look-ahead), mcts:N or neural-mcts:N (the bots' searches, N "
-        f"iterations) (default {DEFAULT_BOT})",
+        "network's one-round look-ahead); neural-greedy:N (the others pick as greedy does: "
+        "tells hard from medium), neural-mixed:N, neural2:N, rollout:N, search:N (the judges "
+        "tried for validity); mcts:N or neural-mcts:N (the bots' searches, N iterations) "
+        f"(default {DEFAULT_BOT})",
     )
     p.add_argument(
         "--budget",

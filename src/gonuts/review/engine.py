@@ -22,6 +22,11 @@ The default analyser, ``neural:N``, is a paired one-step look-ahead with the shi
    plus a hundredth of the score margin); the loss is measured on it, and the value clipped to
    [0, 1] is the reported (uncalibrated) win probability.
 
+Variants tried for validity (docs/review.md, "Validity, measured"): ``neural-greedy:N`` and
+``neural-mixed:N`` (the others' simultaneous picks as ``greedy`` makes them, all or half of
+them: :func:`greedy_choices`), ``neural2:N`` (two rounds ahead), ``rollout:N`` (to the end of
+the game) and ``search:N`` (:mod:`gonuts.review.search`).
+
 ``mcts:N`` and ``neural-mcts:N`` use the bots' own searches instead
 (:func:`gonuts.bots.hint.hint`, N iterations): their best action is the search's recommendation
 and each action's win probability is the search's estimate for it (fewer simulations for the
@@ -44,20 +49,58 @@ from typing import Final, Literal
 import numpy as np
 
 from gonuts import rules
-from gonuts.actions import Action
+from gonuts.actions import PICK_BASE, Action
 from gonuts.bots.determinize import Determinizer
-from gonuts.bots.hint import hint
+from gonuts.bots.greedy import SELF_TEMPERATURE, selection_scores
+from gonuts.bots.heuristics import make_context
+from gonuts.bots.hint import HintBot, hint
 from gonuts.bots.neural import Network, shipped_network
+from gonuts.cards import NUM_KINDS, kind_index
 from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
+from gonuts.review.search import search_estimates
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
 from gonuts.view import PlayerView, make_views
 
-AnalyserKind = Literal["neural", "mcts", "neural-mcts"]
-ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = ("neural", "mcts", "neural-mcts")
-DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {"neural": 128, "mcts": 1000, "neural-mcts": 400}
-"""Samples per decision (``neural``) or search iterations (``mcts``, ``neural-mcts``)."""
+AnalyserKind = Literal[
+    "neural", "neural-greedy", "neural-mixed", "neural2", "rollout", "search", "mcts", "neural-mcts"
+]
+ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
+    "neural",
+    "neural-greedy",
+    "neural-mixed",
+    "neural2",
+    "rollout",
+    "search",
+    "mcts",
+    "neural-mcts",
+)
+DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {
+    "neural": 128,
+    "neural-greedy": 128,
+    "neural-mixed": 128,
+    "neural2": 64,
+    "rollout": 16,
+    "search": 32,
+    "mcts": 1000,
+    "neural-mcts": 400,
+}
+"""Samples per decision (``neural``, ``neural2``: the look-ahead over two rounds, ``rollout``:
+to the end of the game, valued by the result alone), descents per
+action (``search``, :mod:`gonuts.review.search`) or search iterations (``mcts``,
+``neural-mcts``)."""
 MAX_BUDGET: Final = 1_000_000
+ROUNDS_AHEAD: Final = {
+    "neural": 1,
+    "neural-greedy": 1,
+    "neural-mixed": 1,
+    "neural2": 2,
+    "rollout": 1_000,
+}
+"""How many rounds the network plays out after the action before its value head is read
+(``rollout``: every round left, so the value is the game's true result)."""
+GREEDY_SHARE: Final = {"neural-greedy": 1.0, "neural-mixed": 0.5}
+"""The share of the others' simultaneous picks modelled as ``greedy`` makes them."""
 MARGIN_WEIGHT: Final = 0.01
 MARGIN_CLIP: Final = 30.0
 """As the network's training reward (:mod:`gonuts.train.ppo`)."""
@@ -84,7 +127,9 @@ def parse_analyser(spec: str) -> Analyser:
     default budget). ``ValueError`` with a one-line reason otherwise."""
     kind, colon, budget = spec.partition(":")
     if kind not in ANALYSER_KINDS:
-        raise ValueError(f"unknown analyser {spec!r}: use neural:N, mcts:N or neural-mcts:N")
+        raise ValueError(
+            f"unknown analyser {spec!r}: use neural:N, neural2:N, search:N, mcts:N or neural-mcts:N"
+        )
     if not colon:
         return Analyser(kind, DEFAULT_BUDGETS[kind])
     try:
@@ -134,12 +179,23 @@ def judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement
 
 
 def _judge(view: PlayerView, analyser: Analyser, rng: random.Random) -> Judgement:
-    if analyser.kind == "neural":
-        values = neural_estimates(view, analyser.budget, rng)
+    if analyser.kind in ROUNDS_AHEAD or analyser.kind == "search":
+        if analyser.kind == "search":
+            values = search_estimates(view, analyser.budget, rng)
+        else:
+            rounds = ROUNDS_AHEAD[analyser.kind]
+            values = neural_estimates(
+                view,
+                analyser.budget,
+                rng,
+                rounds=rounds,
+                greedy_share=GREEDY_SHARE.get(analyser.kind, 0.0),
+            )
         best = max(range(len(values)), key=lambda i: (values[i], -i))
         shown = tuple(min(1.0, max(0.0, v)) for v in values)
         return Judgement(view.legal, shown, view.legal[best], tuple(values))
-    result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=analyser.kind)
+    bot: HintBot = "mcts" if analyser.kind == "mcts" else "neural-mcts"
+    result = hint(view, iterations=analyser.budget, seed=rng.getrandbits(32), bot=bot)
     by_action = {e.action: e.win_probability for e in result.estimates}
     probabilities = tuple(min(1.0, max(0.0, by_action[a])) for a in view.legal)
     return Judgement(view.legal, probabilities, result.recommended)
@@ -202,9 +258,20 @@ def one_blas_thread() -> Iterator[None]:
 # -- the network's one-step look-ahead ---------------------------------------------------------
 
 
-def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list[float]:
+def neural_estimates(
+    view: PlayerView,
+    samples: int,
+    rng: random.Random,
+    *,
+    rounds: int = 1,
+    greedy_share: float = 0.0,
+) -> list[float]:
     """The ``neural:N`` value (module docstring) of each of ``view.legal``, in that order
-    (unclipped)."""
+    (unclipped); ``rounds=2`` (``neural2:N``) plays on to the end of the next round too, and
+    ``rollout:N`` to the end of the game. ``greedy_share`` (``neural-greedy:N``: 1,
+    ``neural-mixed:N``: ½): the share of the others' simultaneous picks that come from
+    ``greedy``'s choice (:func:`greedy_choices`, each other player in each sample drawn apart)
+    instead of the network's policy."""
     seat = view.seat
     assert seat is not None
     net = shipped_network(view.num_players)
@@ -224,7 +291,14 @@ def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
         quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
-        fixed = _sampled_choices(net, g, others, quantiles)
+        if greedy_share > 0.0 and g.phase is Phase.SELECT:
+            greedy = [p for p in others if greedy_share >= 1.0 or rng.random() < greedy_share]
+            rest = [(p, q) for p, q in zip(others, quantiles, strict=True) if p not in greedy]
+            fixed = greedy_choices(
+                view, g, greedy, [q for p, q in zip(others, quantiles, strict=True) if p in greedy]
+            ) + _sampled_choices(net, g, [p for p, _ in rest], [q for _, q in rest])
+        else:
+            fixed = _sampled_choices(net, g, others, quantiles)
         leaves: list[GameState] = []
         for a in ids:
             h = g.copy(events=False)
@@ -232,6 +306,10 @@ def neural_estimates(view: PlayerView, samples: int, rng: random.Random) -> list
                 rules.apply_unchecked(h, p, b)
             rules.apply_unchecked(h, seat, a)
             _finish_round(net, h, start_round)
+            played = 1
+            while played < rounds and h.phase is not Phase.OVER:
+                _finish_round(net, h, h.round)
+                played += 1
             leaves.append(h)
         for i, value in enumerate(_values(net, leaves, seat)):
             totals[i] += value
@@ -272,6 +350,36 @@ def _sampled_choices(
                 choice = a
                 break
         out.append((p, choice))
+    return out
+
+
+def greedy_choices(
+    view: PlayerView, g: GameState, players: Sequence[int], quantiles: Sequence[float]
+) -> list[tuple[int, int]]:
+    """Each of ``players`` picks a row position as ``greedy`` (``medium``) does: a softmax at
+    its own low temperature over its expected gain of each position, which counts the chance
+    that another picks the same card (then nobody gets it) — read at the given quantile.
+
+    The opponent model of ``neural-greedy:N``: the network's policy spreads its picks, greedy
+    players go for the card that is obviously best, and two who do get nothing; a judge whose
+    others pick by the network does not see that collision coming."""
+    unseen = [0] * NUM_KINDS
+    for kind, count in view.unseen.items():
+        unseen[kind_index(kind)] = count
+    ctx = make_context(g.n, view.deck_size, g.row, unseen)
+    out: list[tuple[int, int]] = []
+    for p, q in zip(players, quantiles, strict=True):
+        scores = selection_scores(g, ctx, p)
+        top = max(scores)
+        weights = [math.exp((v - top) / SELF_TEMPERATURE) for v in scores]
+        x = q * sum(weights)
+        choice = max(range(len(scores)), key=lambda i: scores[i])
+        for i, w in enumerate(weights):
+            x -= w
+            if w > 0.0 and x < 0.0:
+                choice = i
+                break
+        out.append((p, PICK_BASE + choice))
     return out
 
 

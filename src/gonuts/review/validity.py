@@ -209,6 +209,7 @@ def summarize(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
         bots[a]["mean_accuracy"] > bots[b]["mean_accuracy"] for a, b in itertools.pairwise(levels)
     )
     low, high = spearman_interval(xs, ys)
+    paired = {f"{a}-{b}": paired_difference(lines, a, b) for a, b in itertools.pairwise(levels)}
     return {
         "games": len(lines),
         "bot": sorted({line["bot"] for line in lines}),
@@ -220,7 +221,32 @@ def summarize(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "spearman_seats": len(xs),
         "spearman_within_games_mean": round(statistics.fmean(within), 3) if within else None,
         "spearman_within_games": len(within),
+        "paired": paired,
         "cpu_seconds_per_game": round(statistics.fmean(line["cpu_seconds"] for line in lines), 2),
+    }
+
+
+def paired_difference(lines: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
+    """Level ``a``'s accuracy minus level ``b``'s within each game that seats each once: the
+    mean with a 95 % interval, and in how many games ``a`` was ahead. Pairing removes what the
+    game itself adds to every seat's accuracy (an easy deal, a short game)."""
+    diffs = []
+    for line in lines:
+        levels = [level_of(bot) for bot in line["bots"]]
+        if levels.count(a) != 1 or levels.count(b) != 1:
+            continue
+        x, y = line["accuracy"][levels.index(a)], line["accuracy"][levels.index(b)]
+        if x is not None and y is not None:
+            diffs.append(x - y)
+    if len(diffs) < 2:
+        return {"games": len(diffs)}
+    mean = statistics.fmean(diffs)
+    half = Z95 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return {
+        "games": len(diffs),
+        "mean": round(mean, 2),
+        "ci95": [round(mean - half, 2), round(mean + half, 2)],
+        "ahead": sum(d > 0 for d in diffs),
     }
 
 
@@ -249,6 +275,13 @@ def run_summary(args: argparse.Namespace) -> int:
         f"seats; mean within a game {summary['spearman_within_games_mean']} over "
         f"{summary['spearman_within_games']} games"
     )
+    for pair, row in summary["paired"].items():
+        if "mean" in row:
+            low, high = row["ci95"]
+            print(
+                f"paired {pair} within a game: {row['mean']:+.2f} ({low:+.2f} to {high:+.2f}), "
+                f"ahead in {row['ahead']} of {row['games']} games"
+            )
     print(f"CPU seconds per game review: {summary['cpu_seconds_per_game']}")
     _write_json(args.json, summary)
     return 0
