@@ -16,6 +16,7 @@ from .test_browser import create_table, wait_for_table
 
 SERVER_OPTIONS = {"bot_delay": 0.02, "hint_iterations": 60}
 PERCENT = re.compile(r"^\d{1,3}%$")
+WHY = re.compile(r"the best chance to win|the search mixes its choices and plays this one most")
 
 
 def test_the_hint_panel_teaches(contexts: Contexts, screenshots: Path) -> None:
@@ -25,7 +26,9 @@ def test_the_hint_panel_teaches(contexts: Contexts, screenshots: Path) -> None:
     page.get_by_test_id("hints-toggle").check()
     panel = page.get_by_test_id("hints")
     why = panel.get_by_test_id("hint-why")
-    expect(why).to_contain_text("the best chance to win", timeout=20_000)
+    # the suggestion's reason: the best chance to win, or, when the search's most played pick
+    # is not its highest estimate (a mixed strategy: the deck and 60 iterations decide), why
+    expect(why).to_contain_text(WHY, timeout=20_000)
     rows = panel.locator("tbody tr")
     assert rows.count() == 4  # one per position of a 3-player row
     # each option names the card at its position
