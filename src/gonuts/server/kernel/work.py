@@ -5,6 +5,7 @@ piling up work (and memory) the server would spend minutes on."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -57,3 +58,36 @@ class BoundedPool:
 
 
 __all__ = ["BoundedPool", "check_record_names"]
+
+
+class Periodic:
+    """A pass run every ``every`` seconds in the background until :meth:`close` (the deadline
+    sweeper, the notification dispatcher): a failed pass is logged and the next one tries
+    again (a database away for a while stops nothing for good). Subclasses define ``_pass``."""
+
+    every: float
+    what = "a periodic pass"
+    log: logging.Logger = logging.getLogger("gonuts.server")
+    _task: asyncio.Task[None] | None = None
+
+    async def _pass(self) -> object:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._pass()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # (the database away: the next pass tries again)
+                self.log.exception("%s failed", self.what)
+            await asyncio.sleep(self.every)

@@ -17,7 +17,6 @@ told and those it skipped, so a test of several processes can count them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gonuts.server.kernel.db import Database, utcnow
+from gonuts.server.kernel.work import Periodic
 from gonuts.server.notify.outbox import Fact, Outbox
 from gonuts.server.notify.protocol import Channel, Note, NoteKind, NoteTable
 
@@ -54,8 +54,10 @@ def rank(scores: Sequence[int], seat: int) -> int | None:
     return 1 + sum(s > scores[seat] for s in scores)
 
 
-class Dispatcher:
+class Dispatcher(Periodic):
     """One process's dispatcher (``start`` with the app, ``close`` at shutdown)."""
+
+    what = "the notification dispatch"
 
     def __init__(
         self,
@@ -80,26 +82,9 @@ class Dispatcher:
         """Notes handed to the channels (every channel, once each)."""
         self.skipped = 0
         """``turn`` facts dropped as already decided."""
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.dispatch()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # (the database away: the next pass tries again)
-                log.exception("the notification dispatch failed")
-            await asyncio.sleep(self.every)
+    async def _pass(self) -> object:
+        return await self.dispatch()
 
     async def dispatch(self, now: datetime | None = None) -> list[Note]:
         """One pass: claim, group, send; the notes sent."""

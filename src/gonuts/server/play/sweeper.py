@@ -13,13 +13,13 @@ and the next deadline), so nothing stays stuck across a restart.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Final, Protocol
 
 from gonuts.server.kernel.db import utcnow
 from gonuts.server.kernel.relay import Changes
+from gonuts.server.kernel.work import Periodic
 from gonuts.server.play.deadlines import DeadlineBook
 from gonuts.server.play.live import LiveTable
 
@@ -58,8 +58,10 @@ class SweepHub(Protocol):
     def kick_bots(self, table: LiveTable) -> None: ...
 
 
-class Sweeper:
+class Sweeper(Periodic):
     """One process's deadline sweeper (``start`` with the app, ``close`` at shutdown)."""
+
+    what = "the deadline sweep"
 
     def __init__(
         self, hub: SweepHub, *, every: float = EVERY, batch: int = BATCH, factor: float = 1.0
@@ -70,26 +72,9 @@ class Sweeper:
         self.passes = 0
         self.loaded = 0
         """Tables this sweeper loaded (for the tests and the logs)."""
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # (the database away: the next pass tries again)
-                log.exception("the deadline sweep failed")
-            await asyncio.sleep(self.every)
+    async def _pass(self) -> object:
+        return await self.sweep()
 
     async def sweep(self) -> int:
         """One pass: the due deadlines each given a clock; how many were looked at."""
