@@ -10,6 +10,11 @@ a multi-threaded BLAS is counted whole). Run it on one core and interleave the b
 
 ``--json FILE`` also records each position's decision (the action's notation), so that two
 implementations of one bot can be compared decision by decision (``--compare FILE``).
+``--exact`` runs ``neural-mcts``'s leaves the exact way (:class:`gonuts.bots.neural_mcts.Expander`,
+bit for bit 0.3.0's network arithmetic) instead of the sparse default:
+
+    taskset -c 0 python scripts/hard-budget.py --players 2,4 --positions 48 --exact --json a.json
+    taskset -c 0 python scripts/hard-budget.py --players 2,4 --positions 48 --compare a.json
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gonuts.bots import make_bot
+from gonuts.bots import make_bot, neural_mcts
 from gonuts.bots.greedy import GreedyBot
 from gonuts.build import build_name
 from gonuts.game import Game
@@ -52,7 +57,7 @@ def measure(bot_name: str, players: int, count: int) -> dict[str, Any]:
     """The bot's CPU seconds and decisions over ``count`` positions of ``players``."""
     seconds: list[float] = []
     decisions: list[str] = []
-    for i, view in enumerate(positions(players, count)):
+    for i, view in enumerate(positions(players, count, games=max(3, -(-count // 6)))):
         bot = make_bot(bot_name, seed=i)
         start = time.process_time()
         action = bot.choose(view)
@@ -78,7 +83,12 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--json", type=Path, help="write every figure and decision here")
     parser.add_argument("--compare", type=Path, help="a --json file: are the decisions equal?")
+    parser.add_argument(
+        "--exact", action="store_true", help="neural-mcts's leaves the exact (0.3.0) way"
+    )
     args = parser.parse_args()
+    if args.exact:
+        neural_mcts.Expander.__init__.__kwdefaults__["exact"] = True  # every search of the run
     rows = []
     for n in args.players.split(","):
         row = measure(args.bot, int(n), args.positions)
@@ -95,8 +105,17 @@ def main() -> None:
         before = {r["players"]: r["decisions"] for r in recorded}
         for row in rows:
             old = before.get(row["players"])
-            same = old is not None and old == row["decisions"]
-            print(f"{row['players']}p decisions identical to {args.compare}: {same}")
+            if old is None:
+                print(f"{row['players']}p: not in {args.compare}")
+                continue
+            differ = [
+                i for i, (a, b) in enumerate(zip(old, row["decisions"], strict=False)) if a != b
+            ]
+            count = min(len(old), len(row["decisions"]))
+            print(
+                f"{row['players']}p decisions as in {args.compare}: {count - len(differ)} of"
+                f" {count}" + (f" (positions {differ} differ)" if differ else "")
+            )
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ def positions(players: int, count: int, seed: int) -> list[PlayerView]:
 def test_search_visits_exactly_as_before(players: int) -> None:
     net = shipped_network(players)
     for i, view in enumerate(positions(players, 8, 7 * players)):
-        new = neural_mcts._search(view, random.Random(i), net, 150, None)
+        new = neural_mcts._search(view, random.Random(i), net, 150, None, exact=True)
         old = reference._search(view, random.Random(i), net, 150, None)
         assert new.iterations == old.iterations == 150
         assert new.simultaneous == old.simultaneous
@@ -130,3 +130,35 @@ def test_search_visits_exactly_as_before(players: int) -> None:
             assert new.stats.worth == old.stats.worth, (players, i)
             assert new.stats.priors == old.stats.priors
             assert new.stats.value == old.stats.value
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_sparse_leaves_are_the_exact_ones_up_to_float32_rounding(players: int) -> None:
+    # The search's default leaves (the first layer over the used columns only, the legal
+    # logits only) against Network.forward's operations, on sampled states of seeded games:
+    # every prior and value agrees to float32 precision.
+    net = shipped_network(players)
+    sparse = neural_mcts.Expander(net, players)
+    exact = neural_mcts.Expander(net, players, exact=True)
+    assert sparse.sparse and not exact.sparse
+    rng = random.Random(players)
+    worst_prior = worst_value = 0.0
+    for view in positions(players, 6, 11 * players):
+        det = Determinizer(view)
+        for _ in range(10):
+            g = det.sample(rng)
+            acting = rules.to_act(g)
+            node, values = sparse(g, acting)
+            reference_node, reference_values = exact(g, acting)
+            assert node.players.keys() == reference_node.players.keys()
+            for p, stats in node.players.items():
+                expected = reference_node.players[p]
+                assert stats.priors.keys() == expected.priors.keys()
+                assert sum(stats.priors.values()) == pytest.approx(1.0, abs=1e-12)
+                for a, prior in stats.priors.items():
+                    worst_prior = max(worst_prior, abs(prior - expected.priors[a]))
+                assert stats.value == values[p]
+            for value, expected_value in zip(values, reference_values, strict=True):
+                worst_value = max(worst_value, abs(value - expected_value))
+    assert worst_prior < 1e-5, worst_prior
+    assert worst_value < 1e-5, worst_value

@@ -117,6 +117,15 @@ class Network:
         self.policy = (data["policy_w"], data["policy_b"])
         self.value_head = (data["value_w"], data["value_b"])
         self.meta: dict[str, Any] = json.loads(str(data["meta"])) if "meta" in data else {}
+        # The search's sparse path (:class:`gonuts.bots.neural_mcts.Expander`): the input scale
+        # folded into the first layer, whose rows it gathers for the observation's nonzero
+        # columns only; the policy head by action (rows), for the legal actions' logits only.
+        w0 = self.layers[0][0]
+        self.scaled_first: FloatArray = np.ascontiguousarray(
+            self.scale.reshape(-1, 1) * w0, dtype=np.float32
+        )
+        self.policy_rows: FloatArray = np.ascontiguousarray(self.policy[0].T, dtype=np.float32)
+        self.value_column: FloatArray = np.ascontiguousarray(self.value_head[0][:, 0])
 
     def forward(self, obs: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Logits ``[..., 521]`` and values ``[...]`` of observations ``[..., OBS_SIZE]``."""

@@ -47,18 +47,30 @@ class Expander:
     observation of the sampled state (encoded from the state, :mod:`gonuts.bots.observe`, into
     a buffer kept between leaves), priors by a softmax over each acting player's legal logits.
 
-    The NumPy operations are those the search made before it was compiled, on arrays of the same
-    shapes and dtypes (float32 throughout), so priors and values are bit for bit the same
-    (``tests/bots/test_neural_mcts_identity.py``); only the rows of all acting players are
-    masked and normalised in one call each instead of one per player.
+    Two ways to the same numbers, up to float32 rounding:
+
+    * **sparse** (the default): an observation has a few dozen nonzero entries of 538, so the
+      first layer multiplies only the columns some seat uses (the input scale folded into the
+      weights, :attr:`Network.scaled_first`), and the policy head computes only the acting
+      players' legal logits (a handful of 521). About half the CPU of a leaf, and the search's
+      time is mostly leaves (docs/bots.md, "hard and the compiled build").
+    * **exact** (``exact=True``): :meth:`Network.forward`'s operations on arrays of the same
+      shapes and dtypes into kept buffers, so priors and values are bit for bit those of the
+      search before it was compiled (``tests/bots/test_neural_mcts_identity.py`` proves the
+      tree that way). A network whose class has its own ``forward`` is always read this way.
+
+    The sparse path's priors and values differ from the exact path's in the last bits of
+    float32 (``tests/bots/test_neural_mcts.py`` bounds them), so a search can now and then
+    break a near-tie the other way.
     """
 
-    def __init__(self, net: Network, players: int) -> None:
+    def __init__(self, net: Network, players: int, *, exact: bool = False) -> None:
         self.net = net
         self.obs = np.zeros((players, OBS_SIZE), np.float32)
         self.flat = self.obs.reshape(-1)
         self.own = type(net).forward is Network.forward
         """Whether :meth:`forward` may stand in for the network's (not a subclass's own)."""
+        self.sparse = self.own and not exact
         layers = net.layers if self.own else []
         self.scaled = np.empty_like(self.obs)
         self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in layers]
@@ -80,12 +92,30 @@ class Expander:
         np.add(self.values, net.value_head[1], out=self.values)
         return self.logits, self.values[:, 0]
 
+    def last_hidden(self) -> FloatArray:
+        """The last hidden layer of :attr:`obs` (every seat's row), the first layer sparse."""
+        net = self.net
+        obs = self.obs
+        used = np.flatnonzero(obs.any(axis=0))
+        h = obs[:, used] @ net.scaled_first[used]
+        first_bias = net.layers[0][1]
+        np.add(h, first_bias, out=h)
+        np.maximum(h, 0.0, out=h)
+        out: FloatArray = h
+        for w, b in net.layers[1:]:
+            out = out @ w
+            np.add(out, b, out=out)
+            np.maximum(out, 0.0, out=out)
+        return out
+
     def __call__(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
         idx: list[int] = []
         val: list[float] = []
         encode_states(g, idx, val)
         self.obs.fill(0.0)
         self.flat[idx] = val
+        if self.sparse:
+            return self._sparse(g, acting)
         logits, values = self.forward() if self.own else self.net.forward(self.obs)
         vals: list[float] = values.tolist()
         legal, where, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
@@ -101,6 +131,16 @@ class Expander:
             node.players[p] = puct.Player(priors, vals[p])
             at += len(ids)
         return node, vals
+
+    def _sparse(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
+        net = self.net
+        h = self.last_hidden()
+        vals: list[float] = (h @ net.value_column + net.value_head[1][0]).tolist()
+        legal, _, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
+        seat_rows, columns = np.divmod(np.asarray(source), NUM_ENV_ACTIONS)
+        logits = np.einsum("ij,ij->i", h[seat_rows], net.policy_rows[columns])
+        logits += net.policy[1][columns]
+        return puct.make_node(acting, legal, logits.tolist(), vals), vals
 
 
 def search(
@@ -161,13 +201,15 @@ def _search(
     net: Network,
     iterations: int | None,
     seconds: float | None,
+    *,
+    exact: bool = False,
 ) -> puct.Run:
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator's view has no decision to search")
     if iterations is None and seconds is None:
         iterations = 400
-    expand = Expander(net, view.num_players)
+    expand = Expander(net, view.num_players, exact=exact)
     return puct.search(
         Determinizer(view), rng, seat, expand, iterations=iterations, seconds=seconds
     )

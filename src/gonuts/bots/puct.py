@@ -64,6 +64,28 @@ Expand = Callable[[GameState, list[int]], tuple[Node, list[float]]]
 """A new node for a sampled state and its acting players, with every player's value."""
 
 
+def make_node(
+    acting: Sequence[int], legal: Sequence[Sequence[int]], logits: list[float], values: list[float]
+) -> Node:
+    """A new node: each acting player's priors, a softmax over its legal actions' logits
+    (``logits`` holds them player after player, ``legal`` in order), and its value."""
+    node = Node()
+    at = 0
+    for j in range(len(acting)):
+        ids = legal[j]
+        count = len(ids)
+        top = max(logits[at : at + count])
+        weights = [math.exp(logits[i] - top) for i in range(at, at + count)]
+        total = math.fsum(weights)
+        priors: dict[int, float] = {}
+        for i in range(count):
+            priors[ids[i]] = weights[i] / total
+        p = acting[j]
+        node.players[p] = Player(priors, values[p])
+        at += count
+    return node
+
+
 def outcome(g: GameState) -> list[float]:
     """Every player's result of a finished game: win share plus a little score margin."""
     n = g.n
