@@ -26,7 +26,7 @@ from gonuts.server.kernel.db import (
 )
 from web.helpers import AppFactory, auth
 
-HEAD = "0011"
+HEAD = "0012"
 
 
 def old_table(engine: Engine) -> tuple[str, str, str]:

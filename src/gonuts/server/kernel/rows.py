@@ -235,6 +235,20 @@ class DeadlineRow(Base):
     __table_args__ = (Index("ix_gn_deadlines_due", "due_at"),)
 
 
+class DriverRow(Base):
+    """Which server process drives a turn-based table (migration 0012): times its deadlines out
+    and moves its bots, until ``until`` (a lease, renewed while the process lives). No foreign
+    key: a lease is not data."""
+
+    __tablename__ = "gn_table_drivers"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    origin: Mapped[str] = mapped_column(String(64))
+    until: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (Index("ix_gn_table_drivers_origin", "origin"),)
+
+
 class OutboxRow(Base):
     """One fact an account is to be told (migration 0010): ``turn`` (a turn-based decision
     waits for its seat) or ``ended``. Unique by table, seat, decision and kind: stored once

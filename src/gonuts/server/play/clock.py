@@ -253,6 +253,12 @@ class TurnClock:
         """``seat``'s decision ``key`` is no longer pending (None: no decision of the table is,
         the game is over). Nothing to do for deadlines kept in memory."""
 
+    def drives(self, table: LiveTable) -> bool:
+        """Whether this process times ``table``'s decisions out (and moves its bots): every
+        process holding a real-time table does (the database stores one action); a turn-based
+        one has a single driver (:mod:`~gonuts.server.play.deadlines`)."""
+        return True
+
     @staticmethod
     def _counts(st: _Watch, game: Game, version: int) -> list[int]:
         """Actions taken per seat at ``version`` (each decision's key): the new actions added
@@ -276,6 +282,8 @@ class TurnClock:
         back: no cancel and new timer per move); going off early, it only sets the next one."""
         busy = st.busy
         due = min((at for seat, at in table.deadlines.items() if seat not in busy), default=None)
+        if due is not None and not self.drives(table):
+            due = None  # another process runs this table's clock
         if st.handle is not None:
             if due is not None and st.due is not None and st.due <= due:
                 return
@@ -315,7 +323,7 @@ class TurnClock:
         try:
             for _ in range(3):
                 game = table.game
-                if game is None or not self._still_due(table, seat, key):
+                if game is None or not self._still_due(table, seat, key) or not self.drives(table):
                     return
                 try:
                     action = await self.hub.bot_decision(table, REPLACEMENT_LEVEL, game.view(seat))

@@ -628,6 +628,8 @@ class Service:
         self.clock.arm(table)  # (and give the humans to move their deadlines)
         if table.status != "playing" or not table.bots:
             return  # (no bot at this table: no task to start and finish per move)
+        if not self.clock.drives(table):
+            return  # (a turn-based table another process drives: its bots move there)
         if table.bot_task is None or table.bot_task.done():
             table.bot_task = asyncio.ensure_future(self._drive_bots(table))
 
