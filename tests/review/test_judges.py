@@ -16,6 +16,7 @@ from gonuts.review import Analyser, contrast, judge, parse_analyser, review_reco
 from gonuts.review.engine import neural_estimates
 from gonuts.review.run import decision_rng
 from gonuts.review.search import search_estimates
+from gonuts.state import Phase
 
 RECORDS = Path(__file__).parent.parent / "records"
 
@@ -193,3 +194,55 @@ def test_neural_mixed_draws_between_the_two_models() -> None:
     mixed = neural_estimates(view, 8, random.Random(3), greedy_share=0.5)
     assert mixed not in (network, greedy)
     assert parse_analyser("neural-mixed:16") == Analyser("neural-mixed", 16)
+
+
+def test_greedy_scores_kept_for_a_view_are_the_ones_computed_afresh() -> None:
+    # neural-greedy and neural-mixed compute greedy's scores once per view and public cards
+    # (every sample of one view shares them): the same choices as computed at every sample.
+    from gonuts import rules  # noqa: PLC0415
+    from gonuts.bots.determinize import Determinizer  # noqa: PLC0415
+    from gonuts.review.engine import GreedyKey, greedy_choices  # noqa: PLC0415
+
+    picks = [
+        (seat, game)
+        for seat, game in views_at("complete-4p.json")
+        if game.state.phase is Phase.SELECT
+    ]
+    assert len(picks) >= 5
+    for seat, game in picks[:: max(1, len(picks) // 6)]:
+        view = game.view(seat)
+        det = Determinizer(view)
+        rng = random.Random(seat)
+        known: dict[GreedyKey, list[float]] = {}
+        for k in range(12):
+            g = det.sample(rng)
+            others = [p for p in rules.to_act(g) if p != seat]
+            quantiles = [((k * 7 + p) % 12 + 0.5) / 12 for p in others]
+            kept = greedy_choices(view, g, others, quantiles, known=known)
+            assert kept == greedy_choices(view, g, others, quantiles)
+        assert 0 < len(known) <= 3  # one entry per other player: the samples share the cards
+
+
+def test_neural_mixed_gives_every_combination_of_models_alike() -> None:
+    # Which of the others pick as greedy is stratified over the samples: with 16 samples at four
+    # players each of the 16 bit patterns once, so each other player is greedy in 8 of 16.
+    from gonuts.review import engine  # noqa: PLC0415
+
+    seat, game = views_at("complete-4p.json")[0]
+    view = game.view(seat)
+    seen: list[list[int]] = []
+    real = engine.greedy_choices
+
+    def spy(*args: Any, **kwargs: Any) -> list[tuple[int, int]]:
+        seen.append(list(args[2]))
+        return real(*args, **kwargs)
+
+    engine.greedy_choices = spy
+    try:
+        engine.neural_estimates(view, 16, random.Random(5), greedy_share=0.5)
+    finally:
+        engine.greedy_choices = real
+    others = [p for p in range(4) if p != seat]
+    assert len(seen) == 16
+    for p in others:
+        assert sum(p in chosen for chosen in seen) == 8

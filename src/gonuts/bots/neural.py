@@ -15,7 +15,7 @@ import json
 import os
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +38,7 @@ WEIGHTS_ENV: Final = "GONUTS_NEURAL_WEIGHTS"
 table size: to try a checkpoint in ``gonuts arena``, ``play`` or ``hint`` without copying it
 into the package (worker processes inherit it)."""
 FloatArray = np.ndarray[Any, np.dtype[np.float32]]
+IntArray = np.ndarray[Any, np.dtype[np.intp]]
 
 
 _BLAS_THREAD_SETTERS: Final = (
@@ -135,6 +136,37 @@ class Network:
         logits = h @ self.policy[0] + self.policy[1]
         value = (h @ self.value_head[0] + self.value_head[1])[..., 0]
         return logits, value
+
+    def last_hidden(self, obs: FloatArray) -> FloatArray:
+        """The last hidden layer of observations ``[rows, OBS_SIZE]``, the first layer over the
+        columns some row uses only: an observation is a few dozen nonzero entries of 538.
+        :meth:`forward`'s numbers up to float32 rounding, in about half the time."""
+        used = np.flatnonzero(obs.any(axis=0))
+        h: FloatArray = obs[:, used] @ self.scaled_first[used]
+        np.add(h, self.layers[0][1], out=h)
+        np.maximum(h, 0.0, out=h)
+        for w, b in self.layers[1:]:
+            h = h @ w
+            np.add(h, b, out=h)
+            np.maximum(h, 0.0, out=h)
+        return h
+
+    def values_of(self, hidden: FloatArray) -> FloatArray:
+        """The value head on rows of :meth:`last_hidden`."""
+        out: FloatArray = hidden @ self.value_column + self.value_head[1][0]
+        return out
+
+    def logits_at(
+        self, hidden: FloatArray, rows: Sequence[int] | IntArray, actions: Sequence[int] | IntArray
+    ) -> FloatArray:
+        """The policy logits of (row of ``hidden``, env action) pairs, only those: a decision
+        has a handful of legal actions of 521."""
+        at = np.asarray(actions, np.intp)
+        out: FloatArray = np.einsum(
+            "ij,ij->i", hidden[np.asarray(rows, np.intp)], self.policy_rows[at]
+        )
+        out += self.policy[1][at]
+        return out
 
     def evaluate(self, view: PlayerView) -> tuple[dict[int, float], float]:
         """For ``view``: the prior of each legal action (engine id → probability) and the value."""

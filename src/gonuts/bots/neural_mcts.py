@@ -92,22 +92,6 @@ class Expander:
         np.add(self.values, net.value_head[1], out=self.values)
         return self.logits, self.values[:, 0]
 
-    def last_hidden(self) -> FloatArray:
-        """The last hidden layer of :attr:`obs` (every seat's row), the first layer sparse."""
-        net = self.net
-        obs = self.obs
-        used = np.flatnonzero(obs.any(axis=0))
-        h = obs[:, used] @ net.scaled_first[used]
-        first_bias = net.layers[0][1]
-        np.add(h, first_bias, out=h)
-        np.maximum(h, 0.0, out=h)
-        out: FloatArray = h
-        for w, b in net.layers[1:]:
-            out = out @ w
-            np.add(out, b, out=out)
-            np.maximum(out, 0.0, out=out)
-        return out
-
     def __call__(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
         idx: list[int] = []
         val: list[float] = []
@@ -134,13 +118,12 @@ class Expander:
 
     def _sparse(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
         net = self.net
-        h = self.last_hidden()
-        vals: list[float] = (h @ net.value_column + net.value_head[1][0]).tolist()
+        h = net.last_hidden(self.obs)
+        vals: list[float] = net.values_of(h).tolist()
         legal, _, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
-        seat_rows, columns = np.divmod(np.asarray(source), NUM_ENV_ACTIONS)
-        logits = np.einsum("ij,ij->i", h[seat_rows], net.policy_rows[columns])
-        logits += net.policy[1][columns]
-        return puct.make_node(acting, legal, logits.tolist(), vals), vals
+        seats, actions = np.divmod(np.asarray(source, np.intp), NUM_ENV_ACTIONS)
+        logits: list[float] = net.logits_at(h, seats, actions).tolist()
+        return puct.make_node(acting, legal, logits, vals), vals
 
 
 def search(

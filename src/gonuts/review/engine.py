@@ -54,13 +54,14 @@ from gonuts.bots.determinize import Determinizer
 from gonuts.bots.greedy import SELF_TEMPERATURE, selection_scores
 from gonuts.bots.heuristics import make_context
 from gonuts.bots.hint import HintBot, hint
-from gonuts.bots.neural import Network, shipped_network
+from gonuts.bots.neural import FloatArray, Network, shipped_network
+from gonuts.bots.observe import encode_state, env_ids
 from gonuts.cards import NUM_KINDS, kind_index
-from gonuts.envs.encoding import OBS_SIZE, encode_observation, to_env_action
+from gonuts.envs.encoding import OBS_SIZE, encode_observation
 from gonuts.review.search import search_estimates
 from gonuts.scoring import scores
 from gonuts.state import GameState, Phase
-from gonuts.view import PlayerView, make_views
+from gonuts.view import PlayerView
 
 AnalyserKind = Literal[
     "neural", "neural-greedy", "neural-mixed", "neural2", "rollout", "search", "mcts", "neural-mcts"
@@ -101,6 +102,8 @@ ROUNDS_AHEAD: Final = {
 (``rollout``: every round left, so the value is the game's true result)."""
 GREEDY_SHARE: Final = {"neural-greedy": 1.0, "neural-mixed": 0.5}
 """The share of the others' simultaneous picks modelled as ``greedy`` makes them."""
+GreedyKey = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""A player and the public cards its ``greedy`` scores read: the row, collections, discards."""
 MARGIN_WEIGHT: Final = 0.01
 MARGIN_CLIP: Final = 30.0
 """As the network's training reward (:mod:`gonuts.train.ppo`)."""
@@ -279,6 +282,7 @@ def neural_estimates(
     ids = [a.id for a in view.legal]
     totals = [0.0] * len(ids)
     start_round = view.round
+    greedy_scores: dict[GreedyKey, list[float]] = {}  # the samples share the public cards
     # Stratified draws for the others' simultaneous choices: sample k of player p reads the
     # policy's quantile (strata[p][k] + u) / N, so that over the N samples every player's
     # choices follow its policy closely (less noise than N independent draws).
@@ -287,15 +291,27 @@ def neural_estimates(
         order = list(range(samples))
         rng.shuffle(order)
         strata.append(order)
+    # neural-mixed: which of the others pick as greedy, stratified too — sample k takes the
+    # players of the bits of mixes[k], every combination as often as the others (not N coin
+    # tosses apiece), which halves the label changes between two seeds (docs/review.md).
+    mixes = [k % (1 << view.num_players) for k in range(samples)]
+    rng.shuffle(mixes)
     for k in range(samples):
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
         quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
         if greedy_share > 0.0 and g.phase is Phase.SELECT:
-            greedy = [p for p in others if greedy_share >= 1.0 or rng.random() < greedy_share]
+            if greedy_share == 0.5:
+                greedy = [p for p in others if mixes[k] >> p & 1]
+            else:
+                greedy = [p for p in others if greedy_share >= 1.0 or rng.random() < greedy_share]
             rest = [(p, q) for p, q in zip(others, quantiles, strict=True) if p not in greedy]
             fixed = greedy_choices(
-                view, g, greedy, [q for p, q in zip(others, quantiles, strict=True) if p in greedy]
+                view,
+                g,
+                greedy,
+                [q for p, q in zip(others, quantiles, strict=True) if p in greedy],
+                known=greedy_scores,
             ) + _sampled_choices(net, g, [p for p, _ in rest], [q for _, q in rest])
         else:
             fixed = _sampled_choices(net, g, others, quantiles)
@@ -316,13 +332,41 @@ def neural_estimates(
     return [t / samples for t in totals]
 
 
-def _policy_logits(net: Network, g: GameState, players: Sequence[int]) -> np.ndarray:
-    views = make_views(g, players)
-    obs = np.zeros((len(players), OBS_SIZE), np.float32)
+def _observations(g: GameState, players: Sequence[int]) -> FloatArray:
+    """Each of ``players``' own observation of ``g``, a row each (:mod:`gonuts.bots.observe`:
+    the vector :func:`~gonuts.envs.encoding.encode_observation` makes of its view, bit for bit,
+    without building the view)."""
+    idx: list[int] = []
+    val: list[float] = []
     for row, p in enumerate(players):
-        encode_observation(views[p], out=obs[row])
-    logits, _ = net.forward(obs)
-    return logits
+        encode_state(g, p, row * OBS_SIZE, idx, val)
+    obs = np.zeros((len(players), OBS_SIZE), np.float32)
+    obs.reshape(-1)[idx] = val
+    return obs
+
+
+def _legal_logits(
+    net: Network, g: GameState, players: Sequence[int]
+) -> list[tuple[Sequence[int], list[float]]]:
+    """Each of ``players``' legal action ids (engine ids, in order) and the network's logits
+    for them, from its own view."""
+    hidden = net.last_hidden(_observations(g, players))
+    n = g.n
+    legal: list[Sequence[int]] = []
+    rows: list[int] = []
+    actions: list[int] = []
+    for row, p in enumerate(players):
+        ids = rules.legal_ids(g, p)
+        legal.append(ids)
+        rows.extend([row] * len(ids))
+        actions.extend(env_ids(ids, p, n))
+    logits: list[float] = net.logits_at(hidden, rows, actions).tolist()
+    out: list[tuple[Sequence[int], list[float]]] = []
+    at = 0
+    for ids in legal:
+        out.append((ids, logits[at : at + len(ids)]))
+        at += len(ids)
+    return out
 
 
 def _sampled_choices(
@@ -330,22 +374,20 @@ def _sampled_choices(
 ) -> list[tuple[int, int]]:
     """Each of ``players`` chooses once from the network's policy on its own view: the action
     at the given quantile (0 … 1) of its policy (legal actions in id order)."""
-    if not players:
-        return []
-    n = g.n
-    logits = _policy_logits(net, g, players)
+    deciding = [p for p in players if len(rules.legal_ids(g, p)) > 1]
+    logits = dict(zip(deciding, _legal_logits(net, g, deciding), strict=True)) if deciding else {}
     out: list[tuple[int, int]] = []
     for row, p in enumerate(players):
-        ids = list(rules.legal_ids(g, p))
-        if len(ids) == 1:
-            out.append((p, ids[0]))
+        if p not in logits:
+            out.append((p, rules.legal_ids(g, p)[0]))
             continue
-        z = np.array([logits[row, to_env_action(a, p, n)] for a in ids], np.float64)
-        weights = np.exp(z - z.max())
-        x = quantiles[row] * float(weights.sum())
+        ids, z = logits[p]
+        top = max(z)
+        weights = [math.exp(x - top) for x in z]
+        x = quantiles[row] * sum(weights)
         choice = ids[-1]
         for a, w in zip(ids, weights, strict=True):
-            x -= float(w)
+            x -= w
             if x < 0.0:
                 choice = a
                 break
@@ -354,7 +396,12 @@ def _sampled_choices(
 
 
 def greedy_choices(
-    view: PlayerView, g: GameState, players: Sequence[int], quantiles: Sequence[float]
+    view: PlayerView,
+    g: GameState,
+    players: Sequence[int],
+    quantiles: Sequence[float],
+    *,
+    known: dict[GreedyKey, list[float]] | None = None,
 ) -> list[tuple[int, int]]:
     """Each of ``players`` picks a row position as ``greedy`` (``medium``) does: a softmax at
     its own low temperature over its expected gain of each position, which counts the chance
@@ -362,14 +409,25 @@ def greedy_choices(
 
     The opponent model of ``neural-greedy:N``: the network's policy spreads its picks, greedy
     players go for the card that is obviously best, and two who do get nothing; a judge whose
-    others pick by the network does not see that collision coming."""
+    others pick by the network does not see that collision coming.
+
+    ``known``: the scores already computed, kept by player and the public cards they read (the
+    row, the collections, the discards), which every sample of one view shares: the greedy
+    heuristic is the costly part of a sample, and computed once per view it is the same."""
     unseen = [0] * NUM_KINDS
     for kind, count in view.unseen.items():
         unseen[kind_index(kind)] = count
     ctx = make_context(g.n, view.deck_size, g.row, unseen)
     out: list[tuple[int, int]] = []
     for p, q in zip(players, quantiles, strict=True):
-        scores = selection_scores(g, ctx, p)
+        if known is None:
+            scores = selection_scores(g, ctx, p)
+        else:
+            key = (p, tuple(g.row), tuple(g.coll), tuple(g.discard))
+            cached = known.get(key)
+            if cached is None:
+                cached = known[key] = selection_scores(g, ctx, p)
+            scores = cached
         top = max(scores)
         weights = [math.exp((v - top) / SELF_TEMPERATURE) for v in scores]
         x = q * sum(weights)
@@ -385,7 +443,6 @@ def greedy_choices(
 
 def _finish_round(net: Network, g: GameState, start_round: int) -> None:
     """Everyone plays the network's most likely action until the round ``start_round`` is over."""
-    n = g.n
     while g.phase is not Phase.OVER and not (g.phase is Phase.SELECT and g.round != start_round):
         acting = rules.to_act(g)
         choices: list[tuple[int, int]] = []
@@ -397,11 +454,12 @@ def _finish_round(net: Network, g: GameState, start_round: int) -> None:
             else:
                 deciding.append(p)
         if deciding:
-            logits = _policy_logits(net, g, deciding)
-            for row, p in enumerate(deciding):
-                ids = rules.legal_ids(g, p)
-                best = max(ids, key=lambda a: logits[row, to_env_action(a, p, n)])
-                choices.append((p, best))
+            for p, (ids, logits) in zip(deciding, _legal_logits(net, g, deciding), strict=True):
+                best = 0
+                for i in range(1, len(ids)):
+                    if logits[i] > logits[best]:
+                        best = i
+                choices.append((p, ids[best]))
         for p, a in choices:
             rules.apply_unchecked(g, p, a)
 
@@ -419,11 +477,14 @@ def _values(net: Network, leaves: Sequence[GameState], seat: int) -> list[float]
             open_rows.append(i)
     if open_rows:
         obs = np.zeros((len(open_rows), OBS_SIZE), np.float32)
+        idx: list[int] = []
+        val: list[float] = []
         for row, i in enumerate(open_rows):
-            encode_observation(make_views(leaves[i], (seat,))[seat], out=obs[row])
-        _, values = net.forward(obs)
+            encode_state(leaves[i], seat, row * OBS_SIZE, idx, val)
+        obs.reshape(-1)[idx] = val
+        values: list[float] = net.values_of(net.last_hidden(obs)).tolist()
         for row, i in enumerate(open_rows):
-            out[i] = float(values[row])
+            out[i] = values[row]
     return out
 
 
