@@ -102,6 +102,8 @@ ROUNDS_AHEAD: Final = {
 (``rollout``: every round left, so the value is the game's true result)."""
 GREEDY_SHARE: Final = {"neural-greedy": 1.0, "neural-mixed": 0.5}
 """The share of the others' simultaneous picks modelled as ``greedy`` makes them."""
+LOCKSTEP_LEAVES: Final = 256
+"""How many leaves :func:`neural_estimates` plays out together (the samples drawn so far)."""
 GreedyKey = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """A player and the public cards its ``greedy`` scores read: the row, collections, discards."""
 MARGIN_WEIGHT: Final = 0.01
@@ -293,9 +295,11 @@ def neural_estimates(
         strata.append(order)
     # neural-mixed: which of the others pick as greedy, stratified too — sample k takes the
     # players of the bits of mixes[k], every combination as often as the others (not N coin
-    # tosses apiece), which halves the label changes between two seeds (docs/review.md).
+    # tosses apiece; the other judges draw no mixes, so their samples are unchanged).
     mixes = [k % (1 << view.num_players) for k in range(samples)]
-    rng.shuffle(mixes)
+    if greedy_share == 0.5:
+        rng.shuffle(mixes)
+    batch: list[GameState] = []  # the leaves of the samples drawn so far, played in lockstep
     for k in range(samples):
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
@@ -315,20 +319,24 @@ def neural_estimates(
             ) + _sampled_choices(net, g, [p for p, _ in rest], [q for _, q in rest])
         else:
             fixed = _sampled_choices(net, g, others, quantiles)
-        leaves: list[GameState] = []
         for a in ids:
             h = g.copy(events=False)
             for p, b in fixed:
                 rules.apply_unchecked(h, p, b)
             rules.apply_unchecked(h, seat, a)
-            _finish_round(net, h, start_round)
-            played = 1
-            while played < rounds and h.phase is not Phase.OVER:
-                _finish_round(net, h, h.round)
-                played += 1
-            leaves.append(h)
-        for i, value in enumerate(_values(net, leaves, seat)):
-            totals[i] += value
+            batch.append(h)
+        if len(batch) >= LOCKSTEP_LEAVES or k == samples - 1:
+            _finish_rounds(net, batch, [start_round] * len(batch))
+            for _ in range(1, rounds):
+                going = [h for h in batch if h.phase is not Phase.OVER]
+                if not going:
+                    break
+                _finish_rounds(net, going, [h.round for h in going])
+            values = _values(net, batch, seat)
+            for at in range(0, len(values), len(ids)):
+                for i in range(len(ids)):
+                    totals[i] += values[at + i]
+            batch = []
     return [t / samples for t in totals]
 
 
@@ -441,27 +449,65 @@ def greedy_choices(
     return out
 
 
-def _finish_round(net: Network, g: GameState, start_round: int) -> None:
-    """Everyone plays the network's most likely action until the round ``start_round`` is over."""
-    while g.phase is not Phase.OVER and not (g.phase is Phase.SELECT and g.round != start_round):
-        acting = rules.to_act(g)
-        choices: list[tuple[int, int]] = []
-        deciding: list[int] = []
-        for p in acting:
-            ids = rules.legal_ids(g, p)
-            if len(ids) == 1:
-                choices.append((p, ids[0]))
-            else:
-                deciding.append(p)
+def _finish_rounds(net: Network, leaves: Sequence[GameState], rounds: Sequence[int]) -> None:
+    """In every leaf, everyone plays the network's most likely action until the leaf's round
+    ``rounds[i]`` is over. The leaves go in lockstep, one forward pass per step for all their
+    deciding players (the network's products of a row or two cost as much as of a hundred)."""
+    live = list(range(len(leaves)))
+    while True:
+        live = [
+            i
+            for i in live
+            if leaves[i].phase is not Phase.OVER
+            and not (leaves[i].phase is Phase.SELECT and leaves[i].round != rounds[i])
+        ]
+        if not live:
+            return
+        choices: dict[int, list[tuple[int, int]]] = {}
+        deciding: list[tuple[int, int, Sequence[int]]] = []
+        for i in live:
+            g = leaves[i]
+            forced: list[tuple[int, int]] = []
+            for p in rules.to_act(g):
+                ids = rules.legal_ids(g, p)
+                if len(ids) == 1:
+                    forced.append((p, ids[0]))
+                else:
+                    deciding.append((i, p, ids))
+            choices[i] = forced
         if deciding:
-            for p, (ids, logits) in zip(deciding, _legal_logits(net, g, deciding), strict=True):
+            logits = _batch_logits(net, leaves, deciding)
+            at = 0
+            for i, p, ids in deciding:
                 best = 0
-                for i in range(1, len(ids)):
-                    if logits[i] > logits[best]:
-                        best = i
-                choices.append((p, ids[best]))
-        for p, a in choices:
-            rules.apply_unchecked(g, p, a)
+                for j in range(1, len(ids)):
+                    if logits[at + j] > logits[at + best]:
+                        best = j
+                choices[i].append((p, ids[best]))
+                at += len(ids)
+        for i in live:
+            g = leaves[i]
+            for p, a in choices[i]:
+                rules.apply_unchecked(g, p, a)
+
+
+def _batch_logits(
+    net: Network, leaves: Sequence[GameState], deciding: Sequence[tuple[int, int, Sequence[int]]]
+) -> list[float]:
+    """The logits of each (leaf, player, legal ids) in turn, the ids' in order, one pass."""
+    obs = np.zeros((len(deciding), OBS_SIZE), np.float32)
+    idx: list[int] = []
+    val: list[float] = []
+    rows: list[int] = []
+    actions: list[int] = []
+    for row, (i, p, ids) in enumerate(deciding):
+        g = leaves[i]
+        encode_state(g, p, row * OBS_SIZE, idx, val)
+        rows.extend([row] * len(ids))
+        actions.extend(env_ids(ids, p, g.n))
+    obs.reshape(-1)[idx] = val
+    out: list[float] = net.logits_at(net.last_hidden(obs), rows, actions).tolist()
+    return out
 
 
 def _values(net: Network, leaves: Sequence[GameState], seat: int) -> list[float]:
