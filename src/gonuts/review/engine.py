@@ -54,7 +54,7 @@ from gonuts.bots.determinize import Determinizer
 from gonuts.bots.greedy import SELF_TEMPERATURE, selection_scores
 from gonuts.bots.heuristics import make_context
 from gonuts.bots.hint import HintBot, hint
-from gonuts.bots.neural import FloatArray, Network, shipped_network
+from gonuts.bots.neural import Network, shipped_network
 from gonuts.bots.observe import encode_state, env_ids
 from gonuts.cards import NUM_KINDS, kind_index
 from gonuts.envs.encoding import OBS_SIZE, encode_observation
@@ -299,107 +299,96 @@ def neural_estimates(
     mixes = [k % (1 << view.num_players) for k in range(samples)]
     if greedy_share == 0.5:
         rng.shuffle(mixes)
-    batch: list[GameState] = []  # the leaves of the samples drawn so far, played in lockstep
+    drawn: list[tuple[GameState, list[tuple[int, int]], list[int], list[float]]] = []
     for k in range(samples):
         g = det.sample(rng)
         others = [p for p in rules.to_act(g) if p != seat]
         quantiles = [(strata[p][k] + rng.random()) / samples for p in others]
+        fixed: list[tuple[int, int]] = []
         if greedy_share > 0.0 and g.phase is Phase.SELECT:
             if greedy_share == 0.5:
                 greedy = [p for p in others if mixes[k] >> p & 1]
             else:
                 greedy = [p for p in others if greedy_share >= 1.0 or rng.random() < greedy_share]
-            rest = [(p, q) for p, q in zip(others, quantiles, strict=True) if p not in greedy]
             fixed = greedy_choices(
                 view,
                 g,
                 greedy,
                 [q for p, q in zip(others, quantiles, strict=True) if p in greedy],
                 known=greedy_scores,
-            ) + _sampled_choices(net, g, [p for p, _ in rest], [q for _, q in rest])
-        else:
-            fixed = _sampled_choices(net, g, others, quantiles)
-        for a in ids:
-            h = g.copy(events=False)
-            for p, b in fixed:
-                rules.apply_unchecked(h, p, b)
-            rules.apply_unchecked(h, seat, a)
-            batch.append(h)
-        if len(batch) >= LOCKSTEP_LEAVES or k == samples - 1:
-            _finish_rounds(net, batch, [start_round] * len(batch))
-            for _ in range(1, rounds):
-                going = [h for h in batch if h.phase is not Phase.OVER]
-                if not going:
-                    break
-                _finish_rounds(net, going, [h.round for h in going])
-            values = _values(net, batch, seat)
-            for at in range(0, len(values), len(ids)):
-                for i in range(len(ids)):
-                    totals[i] += values[at + i]
-            batch = []
+            )
+            quantiles = [q for p, q in zip(others, quantiles, strict=True) if p not in greedy]
+            others = [p for p in others if p not in greedy]
+        drawn.append((g, fixed, others, quantiles))
+        if len(drawn) * len(ids) < LOCKSTEP_LEAVES and k < samples - 1:
+            continue
+        # The samples drawn so far, together: the others' choices from the network's policy in
+        # one forward pass, then every action of the seat on each, played out in lockstep.
+        states = [d[0] for d in drawn]
+        chosen = _policy_draws(net, states, [(d[2], d[3]) for d in drawn])
+        leaves: list[GameState] = []
+        for (g, fixed, _, _), by_network in zip(drawn, chosen, strict=True):
+            for a in ids:
+                h = g.copy(events=False)
+                for p, b in fixed + by_network:
+                    rules.apply_unchecked(h, p, b)
+                rules.apply_unchecked(h, seat, a)
+                leaves.append(h)
+        _finish_rounds(net, leaves, [start_round] * len(leaves))
+        for _ in range(1, rounds):
+            going = [h for h in leaves if h.phase is not Phase.OVER]
+            if not going:
+                break
+            _finish_rounds(net, going, [h.round for h in going])
+        values = _values(net, leaves, seat)
+        for at in range(0, len(values), len(ids)):
+            for i in range(len(ids)):
+                totals[i] += values[at + i]
+        drawn = []
     return [t / samples for t in totals]
 
 
-def _observations(g: GameState, players: Sequence[int]) -> FloatArray:
-    """Each of ``players``' own observation of ``g``, a row each (:mod:`gonuts.bots.observe`:
-    the vector :func:`~gonuts.envs.encoding.encode_observation` makes of its view, bit for bit,
-    without building the view)."""
-    idx: list[int] = []
-    val: list[float] = []
-    for row, p in enumerate(players):
-        encode_state(g, p, row * OBS_SIZE, idx, val)
-    obs = np.zeros((len(players), OBS_SIZE), np.float32)
-    obs.reshape(-1)[idx] = val
-    return obs
-
-
-def _legal_logits(
-    net: Network, g: GameState, players: Sequence[int]
-) -> list[tuple[Sequence[int], list[float]]]:
-    """Each of ``players``' legal action ids (engine ids, in order) and the network's logits
-    for them, from its own view."""
-    hidden = net.last_hidden(_observations(g, players))
-    n = g.n
-    legal: list[Sequence[int]] = []
-    rows: list[int] = []
-    actions: list[int] = []
-    for row, p in enumerate(players):
-        ids = rules.legal_ids(g, p)
-        legal.append(ids)
-        rows.extend([row] * len(ids))
-        actions.extend(env_ids(ids, p, n))
-    logits: list[float] = net.logits_at(hidden, rows, actions).tolist()
-    out: list[tuple[Sequence[int], list[float]]] = []
+def _policy_draws(
+    net: Network,
+    states: Sequence[GameState],
+    asks: Sequence[tuple[Sequence[int], Sequence[float]]],
+) -> list[list[tuple[int, int]]]:
+    """In each of ``states``, each of its ``asks`` players chooses once from the network's
+    policy on its own view: the action at the given quantile (0 … 1) of its policy (legal
+    actions in id order). One forward pass for all the states."""
+    deciding: list[tuple[int, int, Sequence[int]]] = []
+    for i, (players, _) in enumerate(asks):
+        for p in players:
+            ids = rules.legal_ids(states[i], p)
+            if len(ids) > 1:
+                deciding.append((i, p, ids))
+    logits = _batch_logits(net, states, deciding) if deciding else []
+    where: dict[tuple[int, int], int] = {}
     at = 0
-    for ids in legal:
-        out.append((ids, logits[at : at + len(ids)]))
+    for i, p, ids in deciding:
+        where[i, p] = at
         at += len(ids)
-    return out
-
-
-def _sampled_choices(
-    net: Network, g: GameState, players: Sequence[int], quantiles: Sequence[float]
-) -> list[tuple[int, int]]:
-    """Each of ``players`` chooses once from the network's policy on its own view: the action
-    at the given quantile (0 … 1) of its policy (legal actions in id order)."""
-    deciding = [p for p in players if len(rules.legal_ids(g, p)) > 1]
-    logits = dict(zip(deciding, _legal_logits(net, g, deciding), strict=True)) if deciding else {}
-    out: list[tuple[int, int]] = []
-    for row, p in enumerate(players):
-        if p not in logits:
-            out.append((p, rules.legal_ids(g, p)[0]))
-            continue
-        ids, z = logits[p]
-        top = max(z)
-        weights = [math.exp(x - top) for x in z]
-        x = quantiles[row] * sum(weights)
-        choice = ids[-1]
-        for a, w in zip(ids, weights, strict=True):
-            x -= w
-            if x < 0.0:
-                choice = a
-                break
-        out.append((p, choice))
+    out: list[list[tuple[int, int]]] = []
+    for i, (players, quantiles) in enumerate(asks):
+        choices: list[tuple[int, int]] = []
+        for p, q in zip(players, quantiles, strict=True):
+            ids = rules.legal_ids(states[i], p)
+            start = where.get((i, p))
+            if start is None:
+                choices.append((p, ids[0]))
+                continue
+            z = logits[start : start + len(ids)]
+            top = max(z)
+            weights = [math.exp(x - top) for x in z]
+            x = q * sum(weights)
+            choice = ids[-1]
+            for a, w in zip(ids, weights, strict=True):
+                x -= w
+                if x < 0.0:
+                    choice = a
+                    break
+            choices.append((p, choice))
+        out.append(choices)
     return out
 
 
