@@ -263,3 +263,12 @@ def test_serve_takes_the_review_analyser_from_a_flag_or_the_environment() -> Non
     assert serve.resolve(plain, {"GONUTS_REVIEW_BOT": "mcts:50"})["review_bot"] == "mcts:50"
     with pytest.raises(serve.SettingError, match="GONUTS_REVIEW_BOT='neural:0' is not an"):
         serve.resolve(plain, {"GONUTS_REVIEW_BOT": "neural:0"})
+    # every analyser of `gonuts review --bot`, the judges tried for validity included
+    from gonuts.review.engine import ANALYSER_KINDS  # noqa: PLC0415
+
+    assert serve.REVIEW_KINDS == ANALYSER_KINDS
+    for kind in ANALYSER_KINDS:
+        args = parser.parse_args(["serve", "--review-bot", f"{kind}:32"])
+        assert serve.resolve(args, {})["review_bot"] == f"{kind}:32"
+    with pytest.raises(serve.SettingError, match="is not an analyser"):
+        serve.resolve(plain, {"GONUTS_REVIEW_BOT": "neural-mixer:32"})

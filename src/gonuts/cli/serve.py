@@ -99,13 +99,27 @@ def _flag(text: str) -> bool:
     raise SettingError("is not a yes/no value (1, true, yes, on / 0, false, no, off)")
 
 
-REVIEW_BOT: Final = re.compile(r"(neural|mcts|neural-mcts)(:[1-9][0-9]{0,5})?")
+REVIEW_KINDS: Final = (
+    "neural",
+    "neural-greedy",
+    "neural-mixed",
+    "neural2",
+    "rollout",
+    "search",
+    "mcts",
+    "neural-mcts",
+)
+"""The analysers ``gonuts review --bot`` knows (:data:`gonuts.review.engine.ANALYSER_KINDS`,
+which needs NumPy; a test checks the two agree)."""
+REVIEW_BOT: Final = re.compile(rf"({'|'.join(REVIEW_KINDS)})(:[1-9][0-9]{{0,5}})?")
 
 
 def _review_bot(text: str) -> str:
     """A review analyser as ``gonuts review --bot`` takes it (checked here without NumPy)."""
     if not REVIEW_BOT.fullmatch(text.strip()):
-        raise SettingError("is not an analyser: neural:N, mcts:N or neural-mcts:N (N ≤ 999999)")
+        raise SettingError(
+            f"is not an analyser: {', '.join(k + ':N' for k in REVIEW_KINDS)} (N ≤ 999999)"
+        )
     return text.strip()
 
 
