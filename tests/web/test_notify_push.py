@@ -147,6 +147,25 @@ def test_push_off_or_no_subscription_sends_nothing(store: TableStore, service: P
     assert service.received == []
 
 
+def test_a_dispatch_pass_looks_its_accounts_up_at_once(
+    store: TableStore, service: PushService
+) -> None:
+    """``prepare`` (the dispatcher, once per pass): the same deliveries as without it, from
+    two queries for all the accounts instead of two per note."""
+    ana, ben, cai, dan = (account(store, n) for n in ("Gil", "Hal", "Ida", "Jon"))
+    store.subscribe(ana, service.subscriber("gil").subscription)
+    store.subscribe(ben, service.subscriber("hal").subscription)
+    store.save_notify_settings(ben, push=False, email=False, address=None, lang="en")
+    store.save_notify_settings(cai, push=True, email=False, address=None, lang="fr")
+    push = channel(store)
+    push.prepare([ana, ben, cai, dan])
+    store.notify_settings = None  # type: ignore[assignment,method-assign]  # (not asked again)
+    store.subscriptions = None  # type: ignore[assignment,method-assign]
+    sent = [asyncio.run(push.send(Note(a, "turn", (table(),)))) for a in (ana, ben, cai, dan)]
+    assert sent == [True, False, False, False]
+    assert [r.path for r in service.received] == ["/push/gil"]
+
+
 def test_an_account_keeps_its_newest_subscriptions_and_an_endpoint_one_owner(
     store: TableStore, service: PushService
 ) -> None:

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from gonuts.actions import Action
 from gonuts.server.kernel.db import utcnow
-from gonuts.server.play.deadlines import DeadlineBook
+from gonuts.server.play.drivers import DriverBook
 from gonuts.server.play.live import LiveTable
 from gonuts.server.play.sweeper import Sweeper
 from gonuts.server.service import Service
@@ -39,7 +39,7 @@ def test_leases_are_claimed_once_renewed_and_let_go(db_url: str) -> None:
     go or its lease has run out; renewing reports what was lost."""
     one, two = TableStore(db_url), TableStore(db_url)
     try:
-        book1, book2 = DeadlineBook(one), DeadlineBook(two)
+        book1, book2 = DriverBook(one), DriverBook(two)
         soon = utcnow() + timedelta(seconds=30)
         assert book1.drive(["a", "b"], soon) == {"a", "b"}
         assert book2.drive(["b", "c"], soon) == {"c"}
@@ -103,7 +103,7 @@ def test_a_process_that_stops_lets_its_tables_go(db_url: str) -> None:
         other = TableStore(db_url)
         try:
             soon = utcnow() + timedelta(seconds=30)
-            assert DeadlineBook(other).drive([table.id], soon) == {table.id}
+            assert DriverBook(other).drive([table.id], soon) == {table.id}
         finally:
             other.close()
 
@@ -122,5 +122,40 @@ def test_a_real_time_table_is_timed_by_every_process(db_url: str) -> None:
             await asyncio.sleep(0)
         finally:
             await svc.close()
+
+    run(main)
+
+
+def test_the_processes_share_the_tables_out(pg_url: str) -> None:
+    """One process made every table (it drives them all); a second one comes: at the first's
+    next renewal the idle tables that fall to the second are handed over, and it drives them
+    from its own renewal on. Each table has one driver; both have some."""
+
+    async def main() -> None:
+        one = service(pg_url, clock_scale=1.0)  # (no deadline falls during the test)
+        two = service(pg_url, clock_scale=1.0)
+        await one.start()
+        await two.start()
+        sweepers = [Sweeper(svc, every=0.1, renew_every=0.3) for svc in (one, two)]
+        try:
+            tables = [await turn_table(one, names=(f"A{i}", f"B{i}")) for i in range(12)]
+            ids = {t.id for t in tables}
+            assert one.clock.driving == ids
+            for s in sweepers:
+                s.start()
+
+            def shared() -> bool:
+                a, b = one.clock.driving, two.clock.driving
+                loaded = all(t in two.tables for t in b)
+                return bool(a) and bool(b) and a | b == ids and not a & b and loaded
+
+            await eventually(shared, "the tables shared out", 15)
+            for table_id in two.clock.driving:
+                assert two.clock.owner(table_id) == two.store.origin
+        finally:
+            for s in sweepers:
+                await s.close()
+            await one.close()
+            await two.close()
 
     run(main)

@@ -249,6 +249,16 @@ class DriverRow(Base):
     __table_args__ = (Index("ix_gn_table_drivers_origin", "origin"),)
 
 
+class ProcessRow(Base):
+    """A server process alive on the database (migration 0012), until ``until`` (renewed
+    while it runs): the processes share the turn-based tables out evenly."""
+
+    __tablename__ = "gn_processes"
+
+    origin: Mapped[str] = mapped_column(String(64), primary_key=True)
+    until: Mapped[datetime] = mapped_column(DateTime)
+
+
 class OutboxRow(Base):
     """One fact an account is to be told (migration 0010): ``turn`` (a turn-based decision
     waits for its seat) or ``ended``. Unique by table, seat, decision and kind: stored once

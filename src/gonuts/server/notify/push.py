@@ -16,7 +16,7 @@ import base64
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -28,7 +28,7 @@ from py_vapid import Vapid  # type: ignore[import-untyped]
 from pywebpush import WebPusher  # type: ignore[import-untyped]
 
 from gonuts.server.notify.protocol import Note
-from gonuts.server.notify.store import NotifyStore, Subscription
+from gonuts.server.notify.store import NotifySettings, NotifyStore, Subscription
 from gonuts.server.notify.texts import public_url, wording
 
 log = logging.getLogger("gonuts.server.notify")
@@ -120,6 +120,15 @@ class PushChannel:
         self.key = key
         self.subject = subject
         self.timeout = timeout
+        self._targets: dict[int, tuple[NotifySettings, list[Subscription]]] = {}
+        self._prepared: set[int] = set()
+        """The accounts of this dispatch pass (:meth:`prepare`) and those with subscriptions."""
+
+    def prepare(self, account_ids: Collection[int]) -> None:
+        """Look up the settings and subscriptions of a dispatch pass's accounts at once (most
+        have no browser subscribed: no query each)."""
+        self._targets = self.store.push_targets(account_ids)
+        self._prepared = set(account_ids)
 
     @property
     def public_key(self) -> str:
@@ -147,8 +156,14 @@ class PushChannel:
 
     async def deliver(self, note: Note) -> bool:
         try:
-            settings = self.store.notify_settings(note.account_id)
-            subs = self.store.subscriptions(note.account_id) if settings.push else []
+            if note.account_id in self._prepared:
+                self._prepared.discard(note.account_id)
+                settings, subs = self._targets.pop(note.account_id, (NotifySettings(), []))
+            else:
+                settings = self.store.notify_settings(note.account_id)
+                subs = self.store.subscriptions(note.account_id)
+            if not settings.push:
+                subs = []
         except Exception:
             log.exception("push: the settings of account %s could not be read", note.account_id)
             return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal
@@ -173,6 +174,41 @@ class NotifyStore(Database):
                 )
             ).rowcount
         return bool(gone)
+
+    def push_targets(
+        self, account_ids: Collection[int]
+    ) -> dict[int, tuple[NotifySettings, list[Subscription]]]:
+        """The accounts among ``account_ids`` that have a push subscription, with their
+        settings and subscriptions: two queries for a whole dispatch pass (an account that
+        is not listed has none)."""
+        if not account_ids:
+            return {}
+        wanted = sorted(set(account_ids))
+        with self.autocommit.connect() as c:
+            subs = c.execute(
+                select(
+                    PushSubscriptionRow.account_id,
+                    PushSubscriptionRow.endpoint,
+                    PushSubscriptionRow.p256dh,
+                    PushSubscriptionRow.auth,
+                )
+                .where(PushSubscriptionRow.account_id.in_(wanted))
+                .order_by(PushSubscriptionRow.id)
+            ).all()
+            if not subs:
+                return {}
+            found: dict[int, list[Subscription]] = {}
+            for r in subs:
+                found.setdefault(r.account_id, []).append(
+                    Subscription(r.endpoint, r.p256dh, r.auth)
+                )
+            rows = c.execute(
+                select(
+                    NotifySettingsRow.account_id, NotifySettingsRow.push, NotifySettingsRow.lang
+                ).where(NotifySettingsRow.account_id.in_(sorted(found)))
+            ).all()
+        saved = {r.account_id: NotifySettings(push=r.push, lang=r.lang) for r in rows}
+        return {a: (saved.get(a, NotifySettings()), found[a]) for a in found}
 
     def subscriptions(self, account_id: int) -> list[Subscription]:
         with self.autocommit.connect() as c:

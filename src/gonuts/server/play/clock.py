@@ -17,7 +17,7 @@ after a player's own action and :meth:`TurnClock.welcome` after a full state; th
 Deadlines live on the :class:`~gonuts.server.play.live.LiveTable` in this process's monotonic clock:
 a restarted server gives every pending decision of a real-time table a fresh deadline; a
 turn-based table's are kept in the database by the subclass in :mod:`gonuts.server.play.deadlines`
-through the hooks :meth:`TurnClock.due` and :meth:`TurnClock.dropped` (docs/server.md).
+through the hooks :meth:`TurnClock.due_many` and :meth:`TurnClock.dropped` (docs/server.md).
 
 Over 500 lines (about 540), on purpose: :class:`TurnClock`'s timers, strike counts and
 announcements share one watch state per table; split, that state would travel between modules.
@@ -29,7 +29,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
@@ -236,18 +236,22 @@ class TurnClock:
             self.dropped(table, seat, st.keys.pop(seat, None))
         if pending:
             counts = self._counts(st, game, version)
-            now = time.monotonic()
-            for seat in pending:
-                key = counts[seat]
-                if st.keys.get(seat) != key or seat not in table.deadlines:
-                    table.deadlines[seat] = self.due(table, seat, key, now)
-                    st.keys[seat] = key
+            fresh = {
+                seat: counts[seat]
+                for seat in pending
+                if st.keys.get(seat) != counts[seat] or seat not in table.deadlines
+            }
+            if fresh:  # (all at once: one write for a round's four picks)
+                for seat, at in self.due_many(table, fresh, time.monotonic()).items():
+                    table.deadlines[seat] = at
+                    st.keys[seat] = fresh[seat]
         st.armed = armed
         self._schedule(table, st)
 
-    def due(self, table: LiveTable, seat: int, key: int, now: float) -> float:
-        """When ``seat``'s decision ``key``, pending from ``now`` on, runs out (monotonic)."""
-        return now + self.seconds(table)
+    def due_many(self, table: LiveTable, keys: Mapping[int, int], now: float) -> dict[int, float]:
+        """When each seat's decision (``keys``: seat -> decision key), pending from ``now``
+        on, runs out (monotonic), by seat."""
+        return dict.fromkeys(keys, now + self.seconds(table))
 
     def dropped(self, table: LiveTable, seat: int | None, key: int | None) -> None:
         """``seat``'s decision ``key`` is no longer pending (None: no decision of the table is,

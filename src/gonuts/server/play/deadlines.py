@@ -11,14 +11,7 @@ kind ``turn``) for the seat's account: once per decision, whoever writes it firs
 dispatcher (:mod:`gonuts.server.notify.dispatch`) tells it.
 
 One process drives a turn-based table: only it times the table's decisions out and moves its
-bots. It holds the table's lease (a ``gn_table_drivers`` row, migration 0012: its origin and
-until when), claimed by whoever makes, loads or moves the table first when no other live
-process has it, renewed by its sweeper, let go when the table leaves memory and at shutdown
-(the others take it over at once), and taken by another process once it has run out (a
-process killed outright). The others may hold the table too (its players' requests land
-anywhere): they apply their players' moves and follow the driver's through the relay, but
-start no timer and no bot for it. Two processes used to time every decision out and move
-every bot twice, one of each pair refused by the database (issue 27's soak).
+bots (:mod:`~gonuts.server.play.drivers`).
 
 A real-time table (a shorter clock) keeps today's deadlines in memory (:mod:`~.clock`).
 """
@@ -27,11 +20,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable
+import zlib
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
-from sqlalchemy import and_, delete, exists, literal, or_, select, update
+from sqlalchemy import and_, case, delete, exists, literal, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from gonuts.game import Game
@@ -45,20 +39,13 @@ from gonuts.server.kernel.db import (
     utcnow,
 )
 from gonuts.server.play.clock import TURN_BASED, ClockHub, TurnClock
+from gonuts.server.play.drivers import DRIVE_FOR, DRIVE_RETRY, DriverBook
 from gonuts.server.play.live import LiveTable
 
 log = logging.getLogger("gonuts.server.clock")
 
 ENDED: Final = -1
 """The decision of an ``ended`` fact (one per account seat and game)."""
-DRIVE_FOR: Final = 15.0
-"""Seconds (real) a process's lease on a turn-based table runs: renewed every
-:data:`RENEW_EVERY` while the process lives, let go at shutdown and when the table leaves
-memory; a process killed outright holds its tables this long at most."""
-RENEW_EVERY: Final = 5.0
-DRIVE_RETRY: Final = 5.0
-"""Seconds before a process that found a table driven by another asks again (on its own:
-the sweeper asks every pass for the tables whose deadlines are due)."""
 
 
 def turn_based(clock: int | None) -> bool:
@@ -95,37 +82,67 @@ class DeadlineBook:
         return dialect.insert(table).on_conflict_do_nothing()
 
     def pending(
-        self, table_id: str, seat: int, decision: int, due_at: datetime, round_: int = 0
-    ) -> datetime | None:
-        """``seat``'s decision ``decision`` is pending, due at ``due_at`` unless a row for it is
-        there already (another process, before a restart): the due time that stands, or None
-        if the row is for a later decision (this process is behind). A new decision also
-        stores the seat's account's ``turn`` fact. Autocommitted statements, each safe when
-        several processes run them at once (one round trip when the decision is new)."""
+        self, table_id: str, decisions: Mapping[int, int], due_at: datetime, round_: int = 0
+    ) -> dict[int, datetime | None]:
+        """Each seat's decision of ``decisions`` (seat -> decision) is pending, due at
+        ``due_at`` unless a row for it is there already (another process, before a restart):
+        by seat, the due time that stands, or None if the row is for a later decision (this
+        process is behind). A new decision also stores the seat's account's ``turn`` fact.
+        Autocommitted statements, each safe when several processes run them at once: two
+        round trips for all the seats whose decisions are new (a round's picks: four seats),
+        one more for those already stored."""
+        if not decisions:
+            return {}
         dialect = postgresql if self.db.dialect == "postgresql" else sqlite
         insert = dialect.insert(DeadlineRow).values(
-            table_id=table_id, seat=seat, decision=decision, due_at=due_at
+            [
+                {"table_id": table_id, "seat": seat, "decision": d, "due_at": due_at}
+                for seat, d in sorted(decisions.items())
+            ]
         )
         upsert = insert.on_conflict_do_update(  # (a later decision replaces an earlier one)
             index_elements=[DeadlineRow.table_id, DeadlineRow.seat],
             set_={"decision": insert.excluded.decision, "due_at": insert.excluded.due_at},
             where=DeadlineRow.decision < insert.excluded.decision,
         ).returning(DeadlineRow.seat)
+        found: dict[int, datetime | None] = {}
         with self.db.autocommit.connect() as c:
             # (RETURNING: psycopg's rowcount of ON CONFLICT is not 1)
-            new = c.execute(upsert).first()
-            if new is not None:
-                self._fact(c, table_id, decision, "turn", seat=seat, round_=round_)
-                return due_at
-            row = c.execute(
-                select(DeadlineRow.decision, DeadlineRow.due_at).where(
-                    DeadlineRow.table_id == table_id, DeadlineRow.seat == seat
-                )
-            ).first()
-        if row is None or row.decision != decision:
-            return None
-        at: datetime = row.due_at
-        return at
+            new = {int(seat) for seat in c.scalars(upsert)}
+            if new:
+                self._facts(c, table_id, {s: decisions[s] for s in new}, round_)
+                found = dict.fromkeys(new, due_at)
+            old = sorted(set(decisions) - new)
+            if old:
+                rows = c.execute(
+                    select(DeadlineRow.seat, DeadlineRow.decision, DeadlineRow.due_at).where(
+                        DeadlineRow.table_id == table_id, DeadlineRow.seat.in_(old)
+                    )
+                ).all()
+                stored = {int(r.seat): (int(r.decision), r.due_at) for r in rows}
+                for seat in old:
+                    d, at = stored.get(seat, (None, None))
+                    found[seat] = at if d == decisions[seat] else None
+        return found
+
+    def _facts(self, c: Any, table_id: str, decisions: Mapping[int, int], round_: int) -> None:
+        """The ``turn`` facts of the account seats among ``decisions`` (seat -> decision),
+        once each: one statement."""
+        names = ["account_id", "table_id", "seat", "decision", "kind", "round", "created_at"]
+        rows = select(
+            SeatRow.account_id,
+            SeatRow.table_id,
+            SeatRow.seat,
+            case(dict(decisions), value=SeatRow.seat),
+            literal("turn"),
+            literal(round_),
+            literal(utcnow()),
+        ).where(
+            SeatRow.table_id == table_id,
+            SeatRow.account_id.is_not(None),
+            SeatRow.seat.in_(sorted(decisions)),
+        )
+        c.execute(self._insert(OutboxRow).from_select(names, rows))
 
     def _fact(
         self, c: Any, table_id: str, decision: int, kind: str, *, seat: int | None, round_: int
@@ -175,22 +192,27 @@ class DeadlineBook:
         """No other process drives the table (no lease, this one's, or one run out); the
         caller's query is outer-joined to ``gn_table_drivers``."""
         return or_(
-            DriverRow.table_id.is_(None), DriverRow.origin == self.origin, DriverRow.until < now
+            DriverRow.table_id.is_(None), DriverRow.origin == self.db.origin, DriverRow.until < now
         )
 
-    def due(self, now: datetime, limit: int) -> list[tuple[str, int, int]]:
+    def due(self, now: datetime, limit: int) -> list[tuple[str, int, int, datetime]]:
         """The deadlines passed by ``now`` of the tables no other live process drives,
-        earliest first, at most ``limit``: (table, seat, decision). An index range scan
-        (``ix_gn_deadlines_due``)."""
+        earliest first, at most ``limit``: (table, seat, decision, due at). An index range
+        scan (``ix_gn_deadlines_due``)."""
         with self.db.autocommit.connect() as c:
             rows = c.execute(
-                select(DeadlineRow.table_id, DeadlineRow.seat, DeadlineRow.decision)
+                select(
+                    DeadlineRow.table_id,
+                    DeadlineRow.seat,
+                    DeadlineRow.decision,
+                    DeadlineRow.due_at,
+                )
                 .outerjoin(DriverRow, DriverRow.table_id == DeadlineRow.table_id)
                 .where(DeadlineRow.due_at <= now, self._free(now))
                 .order_by(DeadlineRow.due_at)
                 .limit(limit)
             ).all()
-        return [(r.table_id, r.seat, r.decision) for r in rows]
+        return [(r.table_id, r.seat, r.decision, r.due_at) for r in rows]
 
     def orphans(self, limit: int, now: datetime | None = None) -> list[str]:
         """Turn-based games being played with no deadline stored and no other live process
@@ -209,58 +231,6 @@ class DeadlineBook:
                 )
             )
 
-    # -- which process drives a table: leases (``gn_table_drivers``, migration 0012) ---------
-
-    @property
-    def origin(self) -> str:
-        return self.db.origin
-
-    def drive(self, table_ids: Iterable[str], until: datetime) -> set[str]:
-        """Claim the tables no other live process drives, until ``until``: the ones this
-        process drives now. One statement; two processes claiming the same table at once:
-        one gets it (on PostgreSQL the second waits for the first's row, then finds it
-        taken)."""
-        wanted = sorted(set(table_ids))  # (one order: no deadlock between two claimers)
-        if not wanted:
-            return set()
-        now = utcnow()
-        dialect = postgresql if self.db.dialect == "postgresql" else sqlite
-        insert = dialect.insert(DriverRow).values(
-            [{"table_id": t, "origin": self.origin, "until": until} for t in wanted]
-        )
-        claim = insert.on_conflict_do_update(
-            index_elements=[DriverRow.table_id],
-            set_={"origin": insert.excluded.origin, "until": insert.excluded.until},
-            where=or_(DriverRow.origin == insert.excluded.origin, DriverRow.until < now),
-        ).returning(DriverRow.table_id)
-        with self.db.autocommit.connect() as c:
-            return {str(t) for t in c.scalars(claim)}
-
-    def renew(self, until: datetime) -> set[str]:
-        """Every lease of this process runs until ``until`` now: the tables it still drives
-        (one that ran out and another process took is not among them)."""
-        with self.db.autocommit.connect() as c:
-            return {
-                str(t)
-                for t in c.scalars(
-                    update(DriverRow)
-                    .where(DriverRow.origin == self.origin)
-                    .values(until=until)
-                    .returning(DriverRow.table_id)
-                )
-            }
-
-    def release(self, table_ids: Collection[str] | None = None) -> None:
-        """Let these tables go (None: all of this process's): another process may take them
-        at once."""
-        where = [DriverRow.origin == self.origin]
-        if table_ids is not None:
-            if not table_ids:
-                return
-            where.append(DriverRow.table_id.in_(sorted(table_ids)))
-        with self.db.autocommit.connect() as c:
-            c.execute(delete(DriverRow).where(*where))
-
 
 class DurableHub(ClockHub, Protocol):
     """What the durable clock needs besides the clock's hub: the finished-game hooks."""
@@ -278,12 +248,16 @@ class DurableClock(TurnClock):
     def __init__(self, hub: DurableHub, *, scale: float = 1.0) -> None:
         super().__init__(hub, scale=scale)
         self.book = DeadlineBook(hub.store)
+        self.drivers = DriverBook(hub.store)
         hub.on_finished.append(self.finished)
         self.driving: set[str] = set()
         """The turn-based tables this process drives (holds the lease of): only here do
         their deadlines time out and their bots move."""
         self._asked: dict[str, float] = {}
         """When this process last found a table driven by another (monotonic)."""
+        self.peers: tuple[str, ...] = ()
+        """The server processes alive on the database at the last renewal (``()``: none
+        known yet, this one prefers every table)."""
 
     # -- one driver per turn-based table -----------------------------------------------------
 
@@ -303,7 +277,7 @@ class DurableClock(TurnClock):
         them: the ones this process drives now (and, for those it holds, its clock is armed
         afresh by the caller: :meth:`rearm`)."""
         try:
-            got = self.book.drive(table_ids, utcnow() + timedelta(seconds=DRIVE_FOR))
+            got = self.drivers.drive(table_ids, utcnow() + timedelta(seconds=DRIVE_FOR))
         except Exception:  # (the database is away: ask again later)
             log.exception("claiming turn-based tables failed")
             got = set()
@@ -316,13 +290,58 @@ class DurableClock(TurnClock):
         self.driving |= got
         return got
 
-    def renew(self) -> set[str]:
-        """Extend this process's leases: the tables it no longer drives (another process took
-        them after a stall longer than the lease); their timers stop (:meth:`rearm`)."""
-        mine = self.book.renew(utcnow() + timedelta(seconds=DRIVE_FOR))
-        lost = self.driving - mine
+    def owner(self, table_id: str) -> str:
+        """The live process ``table_id`` falls to (rendezvous hashing: an even share each,
+        and few tables move when a process comes or goes)."""
+        if len(self.peers) < 2:
+            return self.drivers.origin
+        return max(self.peers, key=lambda o: zlib.crc32(f"{o}/{table_id}".encode()))
+
+    def preferred(self, table_id: str) -> bool:
+        """Whether ``table_id`` falls to this process."""
+        return self.owner(table_id) == self.drivers.origin
+
+    def renew(self, tables: Mapping[str, LiveTable]) -> tuple[set[str], set[str]]:
+        """Say this process is alive, extend its leases, and hand the idle tables that fall
+        to another live process over to it: (the tables it drives now and did not, those it
+        no longer drives). Their clocks are to be armed afresh (:meth:`rearm`), the new ones
+        loaded if not held."""
+        until = utcnow() + timedelta(seconds=DRIVE_FOR)
+        self.peers = tuple(self.drivers.alive(until))
+        mine = self.drivers.renew(until)
+        moves: dict[str, list[str]] = {}
+        if len(self.peers) > 1:
+            for table_id in sorted(mine):
+                table = tables.get(table_id)
+                if self.preferred(table_id) or (table is not None and self._busy(table)):
+                    continue
+                moves.setdefault(self.owner(table_id), []).append(table_id)
+        handed = self.drivers.hand_over(moves, until) if moves else set()
+        mine -= handed
+        now = time.monotonic()
+        for table_id in handed:
+            self._asked[table_id] = now
+        gained, lost = mine - self.driving, self.driving - mine
         self.driving = mine
-        return lost
+        return gained, lost
+
+    def _busy(self, table: LiveTable) -> bool:
+        """Whether something of ``table`` runs here now (a timeout, its bots, a move)."""
+        bots = table.bot_task
+        return (
+            bool(self._watch(table).busy)
+            or (bots is not None and not bots.done())
+            or table.lock.locked()
+        )
+
+    def stop(self) -> None:
+        """This process stops: its leases and its row go (the others take over at once)."""
+        self.driving.clear()
+        try:
+            self.drivers.release()
+            self.drivers.gone()
+        except Exception:
+            log.exception("letting the turn-based tables go failed")
 
     def rearm(self, table: LiveTable) -> None:
         """Arm ``table``'s clock afresh (this process began or stopped driving it)."""
@@ -335,32 +354,31 @@ class DurableClock(TurnClock):
         if table.id in self.driving:
             self.driving.discard(table.id)
             try:
-                self.book.release([table.id])
+                self.drivers.release([table.id])
             except Exception:  # (its lease runs out by itself)
                 log.exception("letting table %s go failed", table.id)
 
     def close(self) -> None:
         super().close()
-        if self.driving:
-            self.driving.clear()
-            try:  # (at once: the other processes take the tables over)
-                self.book.release()
-            except Exception:
-                log.exception("letting the turn-based tables go failed")
+        self.stop()
 
-    def due(self, table: LiveTable, seat: int, key: int, now: float) -> float:
+    def due_many(self, table: LiveTable, keys: Mapping[int, int], now: float) -> dict[int, float]:
         if not turn_based(table.clock):
-            return super().due(table, seat, key, now)
-        wall = utcnow()
-        mine = wall + timedelta(seconds=self.seconds(table))
+            return super().due_many(table, keys, now)
+        mine = utcnow() + timedelta(seconds=self.seconds(table))
         try:
             round_ = table.game.round if table.game is not None else 0
-            at = self.book.pending(table.id, seat, key, mine, round_) or mine
-        except Exception:  # (the database is away: keep it in memory until it is back)
-            log.exception("storing the deadline of table %s seat %s failed", table.id, seat)
-            at = mine
-        table.deadlines_at[seat] = at
-        return time.monotonic() + (at - utcnow()).total_seconds()
+            stood = self.book.pending(table.id, keys, mine, round_)
+        except Exception:  # (the database is away: keep them in memory until it is back)
+            log.exception("storing the deadlines of table %s failed", table.id)
+            stood = {}
+        wall, mono = utcnow(), time.monotonic()
+        found = {}
+        for seat in keys:
+            at = stood.get(seat) or mine
+            table.deadlines_at[seat] = at
+            found[seat] = mono + (at - wall).total_seconds()
+        return found
 
     def dropped(self, table: LiveTable, seat: int | None, key: int | None) -> None:
         if not turn_based(table.clock):

@@ -7,6 +7,9 @@ CONFLICT DO UPDATE … WHERE`` the lease is its own or has run out, so two proce
 database never both time out or drive the same table (``play/deadlines.py``). No foreign key: a
 lease is not data, and a row left behind by a crash only runs out.
 
+``gn_processes``: the server processes alive on the database (each renews its row while it
+runs, deletes it at shutdown), so that they share the turn-based tables out evenly.
+
 Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-07
@@ -31,8 +34,14 @@ def upgrade() -> None:
         sa.Column("until", sa.DateTime(), nullable=False),
     )
     op.create_index("ix_gn_table_drivers_origin", "gn_table_drivers", ["origin"])
+    op.create_table(
+        "gn_processes",
+        sa.Column("origin", sa.String(64), primary_key=True),
+        sa.Column("until", sa.DateTime(), nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("gn_processes")
     op.drop_index("ix_gn_table_drivers_origin", "gn_table_drivers")
     op.drop_table("gn_table_drivers")
