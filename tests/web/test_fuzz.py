@@ -55,7 +55,8 @@ def snapshot(engine: Engine) -> list[Any]:
     created one), so their rows may change between two snapshots: for those only the table's
     existence is compared, never its moves. ``gn_secrets`` is left out: the server's own
     device-cookie key, made once when a sign-in first needs it (one row per database, ever),
-    is not state a client changes.
+    is not state a client changes. ``gn_processes`` neither: each process's heartbeat (its row's
+    ``until`` moves on every few seconds, requests or none; :mod:`gonuts.server.play.drivers`).
     """
     # On PostgreSQL the URL's search_path names the test's schema, which is the default one.
     names = sorted(inspect(engine).get_table_names())
@@ -71,7 +72,7 @@ def snapshot(engine: Engine) -> list[Any]:
         )
         out: list[Any] = [("table ids", sorted(con.scalars(text("SELECT id FROM gn_tables"))))]
         for n in names:
-            if n == "gn_secrets":
+            if n in ("gn_secrets", "gn_processes"):
                 continue
             result = con.execute(text(f'SELECT * FROM "{n}"'))
             columns = list(result.keys())

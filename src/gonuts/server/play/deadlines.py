@@ -258,6 +258,11 @@ class DurableClock(TurnClock):
         self.peers: tuple[str, ...] = ()
         """The server processes alive on the database at the last renewal (``()``: none
         known yet, this one prefers every table)."""
+        self.stopped = False
+        """This process is shutting down (:meth:`stop`): it takes no lease any more. A task
+        cancelled at shutdown may still arm a clock on its way out; a lease taken then would
+        keep the table from the other processes (and from this one's successor) for
+        :data:`~gonuts.server.play.drivers.DRIVE_FOR` s."""
 
     # -- one driver per turn-based table -----------------------------------------------------
 
@@ -267,6 +272,8 @@ class DurableClock(TurnClock):
         :data:`DRIVE_RETRY` s while another process has it)."""
         if not turn_based(table.clock) or table.id in self.driving:
             return True
+        if self.stopped:
+            return False
         now = time.monotonic()
         if now - self._asked.get(table.id, float("-inf")) < DRIVE_RETRY:
             return False
@@ -275,7 +282,9 @@ class DurableClock(TurnClock):
     def take(self, table_ids: Collection[str]) -> set[str]:
         """Claim the leases of these turn-based tables where no other live process holds
         them: the ones this process drives now (and, for those it holds, its clock is armed
-        afresh by the caller: :meth:`rearm`)."""
+        afresh by the caller: :meth:`rearm`). None once the process is stopping."""
+        if self.stopped:
+            return set()
         try:
             got = self.drivers.drive(table_ids, utcnow() + timedelta(seconds=DRIVE_FOR))
         except Exception:  # (the database is away: ask again later)
@@ -306,6 +315,8 @@ class DurableClock(TurnClock):
         to another live process over to it: (the tables it drives now and did not, those it
         no longer drives). Their clocks are to be armed afresh (:meth:`rearm`), the new ones
         loaded if not held."""
+        if self.stopped:  # (its row and leases are gone for good)
+            return set(), set()
         until = utcnow() + timedelta(seconds=DRIVE_FOR)
         self.peers = tuple(self.drivers.alive(until))
         mine = self.drivers.renew(until)
@@ -335,7 +346,9 @@ class DurableClock(TurnClock):
         )
 
     def stop(self) -> None:
-        """This process stops: its leases and its row go (the others take over at once)."""
+        """This process stops: its leases and its row go (the others take over at once), and
+        it takes none again."""
+        self.stopped = True
         self.driving.clear()
         try:
             self.drivers.release()
