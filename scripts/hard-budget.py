@@ -15,6 +15,7 @@ bit for bit 0.3.0's network arithmetic) instead of the sparse default:
 
     taskset -c 0 python scripts/hard-budget.py --players 2,4 --positions 48 --exact --json a.json
     taskset -c 0 python scripts/hard-budget.py --players 2,4 --positions 48 --compare a.json
+    taskset -c 0 python scripts/hard-budget.py --players 2,4 --positions 12 --ab   # interleaved
 """
 
 from __future__ import annotations
@@ -76,6 +77,38 @@ def measure(bot_name: str, players: int, count: int) -> dict[str, Any]:
     }
 
 
+def measure_ab(bot_name: str, players: int, count: int) -> dict[str, Any]:
+    """Each position searched the exact way and the sparse way back to back (same seed), so
+    that the machine's load touches both alike: both CPU times and whether they decide alike."""
+    defaults = neural_mcts._search.__kwdefaults__
+    assert defaults is not None
+    seconds: dict[str, list[float]] = {"exact": [], "sparse": []}
+    same = 0
+    views = positions(players, count, games=max(3, -(-count // 6)))
+    for i, view in enumerate(views):
+        chosen = []
+        for way in ("exact", "sparse"):
+            defaults["exact"] = way == "exact"
+            bot = make_bot(bot_name, seed=i)
+            start = time.process_time()
+            chosen.append(bot.choose(view).notation)
+            seconds[way].append(time.process_time() - start)
+        same += chosen[0] == chosen[1]
+    defaults["exact"] = False
+    exact, sparse = (statistics.median(seconds[w]) for w in ("exact", "sparse"))
+    return {
+        "players": players,
+        "bot": bot_name,
+        "positions": len(views),
+        "exact_median_s": exact,
+        "sparse_median_s": sparse,
+        "sparse_max_s": max(seconds["sparse"]),
+        "ratio": sparse / exact,
+        "same_decisions": same,
+        "seconds": seconds,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="2,3,4,5,6")
@@ -86,9 +119,27 @@ def main() -> None:
     parser.add_argument(
         "--exact", action="store_true", help="neural-mcts's leaves the exact (0.3.0) way"
     )
+    parser.add_argument(
+        "--ab", action="store_true", help="each position the exact and the sparse way, alternately"
+    )
     args = parser.parse_args()
+    if args.ab:
+        rows = [measure_ab(args.bot, int(n), args.positions) for n in args.players.split(",")]
+        for row in rows:
+            print(
+                f"{build_name()} {args.bot} {row['players']}p: exact median"
+                f" {row['exact_median_s']:.3f} s, sparse median {row['sparse_median_s']:.3f} s"
+                f" (max {row['sparse_max_s']:.3f} s), sparse/exact {row['ratio']:.2f}, same"
+                f" decision in {row['same_decisions']} of {row['positions']}",
+                flush=True,
+            )
+        if args.json:
+            args.json.write_text(json.dumps({"build": build_name(), "rows": rows}, indent=1))
+        return
     if args.exact:
-        neural_mcts.Expander.__init__.__kwdefaults__["exact"] = True  # every search of the run
+        defaults = neural_mcts._search.__kwdefaults__
+        assert defaults is not None
+        defaults["exact"] = True  # every search of the run
     rows = []
     for n in args.players.split(","):
         row = measure(args.bot, int(n), args.positions)

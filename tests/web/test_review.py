@@ -19,7 +19,7 @@ import gonuts.server.review.service as review_service
 from gonuts.cli import serve
 from gonuts.record import Record
 from gonuts.server.games.service import Games
-from gonuts.server.kernel.db import FinishedRow, TableRow
+from gonuts.server.kernel.db import TableRow
 from gonuts.server.kernel.errors import ErrorCode, error_text
 from gonuts.server.review.service import Reviews
 from gonuts.server.store import TableStore
@@ -33,29 +33,9 @@ TINY = "neural:1"
 def add_finished_game(db_url: str, table_id: str, record_file: str = "complete-2p.json") -> str:
     """A finished game in the database as play leaves one (its table and its record)."""
     text = (RECORDS / record_file).read_text(encoding="utf-8")
-    record = Record.from_json(text)
-    game = record.replay()
     store = TableStore(db_url)
     try:
-        with store.sessions.begin() as s:
-            s.add(
-                TableRow(
-                    id=table_id,
-                    status="finished",
-                    players=len(record.players),
-                    deck=json.dumps(list(record.initial_deck())),
-                )
-            )
-            s.flush()
-            s.add(
-                FinishedRow(
-                    table_id=table_id,
-                    players=json.dumps(list(record.players)),
-                    scores=json.dumps(list(game.scores())),
-                    winners=json.dumps(list(game.winner_seats)),
-                    record=text,
-                )
-            )
+        store.add_finished(table_id, text)
     finally:
         store.close()
     return text

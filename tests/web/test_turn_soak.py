@@ -25,7 +25,15 @@ processes keep up with 30 tables, not with 200 at a factor of 3600 (loaded machi
 skipped as decided), but 544 of 2,969 timeouts came more than ``TOLERANCE`` late (median 1.6 s,
 p99 14 s, max 16 s): the 800 first deadlines of tables made all at once fall together just after
 the start. Each process holding a table times its decisions out and drives its bots too, and
-one wins each race (to look into).
+one wins each race (to look into). Since then one process drives each table
+(``play/drivers.py``), and a stopping process no longer claims its tables back on its way out
+(which had made CI's 30-table runs fail after a restart, on every backend). The 200 tables on
+two processes on 2026-12-07 (idle machine, 12:26 UTC): every game finished and every fact was
+told once in that run (in one at 11:27, two tables were still playing after 170 s), but 941
+of 2,807 timeouts came more than ``TOLERANCE`` late (median 1.6 s, p99 37 s), the first of them
+the start's burst again (due 4.8 s after the start, timed out 12 s later); at
+``GONUTS_SOAK_FACTOR=1200`` (an hour in 3 s) 792 of 2,768. A server process was busy about a
+third of the time (py-spy), much of it waiting on PostgreSQL's commits in the event loop.
 """
 
 from __future__ import annotations

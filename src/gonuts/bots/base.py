@@ -107,9 +107,10 @@ HARD_BUDGETS: Final[dict[int, tuple[str, int]]] = {
 """The ``hard`` level's search and iteration budget per table size (docs/bots.md, "hard and
 the compiled build"; CPU per decision compiled, one loaded core). ``neural-mcts:4000`` at two
 and four players, where a match of at least 96 games showed it stronger than ``mcts`` at about
-a second a decision: 0.3.0's budget, now searched by a compiled tree with the same decisions
-(a median of 0.60 and 0.59 s, down from 0.99 and 1.02 s: above the 0.5 s target, which a smaller
-budget would reach only with arenas to show it as strong). ``mcts:12000`` at three players
+a second a decision: 0.3.0's budget, now searched by a compiled tree over sparse leaves (a
+median of 0.60 and 0.59 s with the exact arithmetic on 12-04, down from 0.99 and 1.02 s; the
+sparse leaves take 0.69 and 0.75 of that, about 0.36 and 0.41 s on that machine: an estimate,
+the arenas showing it as strong are still to run). ``mcts:12000`` at three players
 (0.31 s; three times 0.3.0's budget). ``mcts:4000`` at five and six (0.18 s)."""
 
 HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]

@@ -309,7 +309,7 @@ def register(sub: Any) -> None:
         "--review-bot",
         default=None,
         metavar="ANALYSER",
-        help="the analyser of finished games' reviews in the browser (default neural:32; "
+        help="the analyser of finished games' reviews in the browser (default neural-mixed:128; "
         "gonuts review's --bot names)",
     )
     p.set_defaults(handler=run)

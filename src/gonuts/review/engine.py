@@ -5,7 +5,7 @@ the game state: the deck order and the picks or passes other players made in sec
 unknown to it, so the analyser samples them, as the bots do
 (:class:`~gonuts.bots.determinize.Determinizer`).
 
-The default analyser, ``neural:N``, is a paired one-step look-ahead with the shipped network
+The ``neural:N`` analyser is a paired one-step look-ahead with the shipped network
 (:func:`gonuts.bots.neural.shipped_network`):
 
 1. draw N states consistent with the view (the unseen deck shuffled, the others' secret choices
@@ -22,10 +22,14 @@ The default analyser, ``neural:N``, is a paired one-step look-ahead with the shi
    plus a hundredth of the score margin); the loss is measured on it, and the value clipped to
    [0, 1] is the reported (uncalibrated) win probability.
 
-Variants tried for validity (docs/review.md, "Validity, measured"): ``neural-greedy:N`` and
-``neural-mixed:N`` (the others' simultaneous picks as ``greedy`` makes them, all or half of
-them: :func:`greedy_choices`), ``neural2:N`` (two rounds ahead), ``rollout:N`` (to the end of
-the game) and ``search:N`` (:mod:`gonuts.review.search`).
+The default analyser, ``neural-mixed:512``, is ``neural:512`` with half of the others'
+simultaneous picks made as ``greedy`` (the ``medium`` bot) makes them (:func:`greedy_choices`):
+over 200 four-player games of one seat per level it orders the levels' accuracies hard >
+medium > easy > random, each step apart within games, and two reviews with different seeds
+agree on 91 % of the labels at 512 samples (docs/review.md, "Validity, measured",
+"Stability"). The other judges tried for validity: ``neural-greedy:N`` (all the others' picks
+as ``greedy``'s), ``neural2:N`` (two rounds ahead), ``rollout:N`` (to the end of the game) and
+``search:N`` (:mod:`gonuts.review.search`).
 
 ``mcts:N`` and ``neural-mcts:N`` use the bots' own searches instead
 (:func:`gonuts.bots.hint.hint`, N iterations): their best action is the search's recommendation
@@ -79,7 +83,7 @@ ANALYSER_KINDS: Final[tuple[AnalyserKind, ...]] = (
 DEFAULT_BUDGETS: Final[dict[AnalyserKind, int]] = {
     "neural": 128,
     "neural-greedy": 128,
-    "neural-mixed": 128,
+    "neural-mixed": 512,
     "neural2": 64,
     "rollout": 16,
     "search": 32,
@@ -124,7 +128,10 @@ class Analyser:
         return f"{self.kind}:{self.budget}"
 
 
-DEFAULT_ANALYSER: Final = Analyser()
+DEFAULT_ANALYSER: Final = Analyser("neural-mixed", DEFAULT_BUDGETS["neural-mixed"])
+"""``gonuts review``'s analyser: the judge whose accuracies order the bots' levels, at the
+budget whose labels are stable (90 % or more agree between two seeds); about 16 s of CPU for a
+4-player game on the development machine (docs/review.md, "Speed")."""
 
 
 def parse_analyser(spec: str) -> Analyser:
@@ -133,7 +140,8 @@ def parse_analyser(spec: str) -> Analyser:
     kind, colon, budget = spec.partition(":")
     if kind not in ANALYSER_KINDS:
         raise ValueError(
-            f"unknown analyser {spec!r}: use neural:N, neural2:N, search:N, mcts:N or neural-mcts:N"
+            f"unknown analyser {spec!r}: use one of "
+            + ", ".join(f"{kind}:N" for kind in ANALYSER_KINDS)
         )
     if not colon:
         return Analyser(kind, DEFAULT_BUDGETS[kind])

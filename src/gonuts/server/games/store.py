@@ -9,6 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import exists, select
 
+from gonuts.record import Record
 from gonuts.server.kernel.db import MAX_ID, Database, FinishedRow, SeatRow, TableRow
 
 
@@ -58,6 +59,33 @@ class GamesStore(Database):
         with self.sessions() as s:
             row = s.get(FinishedRow, game_id)
             return row.record if row is not None else None
+
+    def add_finished(self, table_id: str, record_text: str) -> None:
+        """A finished game from its record, stored as play leaves one (its table row and its
+        ``gn_finished`` row, no seats): for the tests and the review's timing script, which
+        need finished games without playing them. The record must replay
+        (:class:`~gonuts.record.RecordError` otherwise)."""
+        record = Record.from_json(record_text)
+        game = record.replay()
+        with self.sessions.begin() as s:
+            s.add(
+                TableRow(
+                    id=table_id,
+                    status="finished",
+                    players=len(record.players),
+                    deck=json.dumps(list(record.initial_deck())),
+                )
+            )
+            s.flush()
+            s.add(
+                FinishedRow(
+                    table_id=table_id,
+                    players=json.dumps(list(record.players)),
+                    scores=json.dumps(list(game.scores())),
+                    winners=json.dumps(list(game.winner_seats)),
+                    record=record_text,
+                )
+            )
 
     def exists(self, table_id: str) -> bool:
         if len(table_id) > MAX_ID:

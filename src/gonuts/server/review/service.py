@@ -42,9 +42,10 @@ from gonuts.server.review.store import ReviewStore
 log = logging.getLogger("gonuts.server")
 E = ErrorCode
 
-DEFAULT_REVIEW_BOT: Final = "neural:32"
-"""The server's analyser: a quarter of the CLI's default budget (``neural:128``), about 4 s
-of CPU for a 4-player game (docs/review.md, "In the browser")."""
+DEFAULT_REVIEW_BOT: Final = "neural-mixed:128"
+"""The server's analyser: the CLI's judge at a quarter of its budget (``neural-mixed:512``),
+about 5 s of CPU for a 4-player game and 12 s for a 6-player one (docs/review.md, "In the
+browser"); a review is computed once per game and kept, so a player never sees two."""
 SEED: Final = 0
 FLAGS: Final = 64
 """Shared stop flags, one per job number modulo this (far more than reviews at once)."""
