@@ -141,7 +141,7 @@ def parse_analyser(spec: str) -> Analyser:
     if kind not in ANALYSER_KINDS:
         raise ValueError(
             f"unknown analyser {spec!r}: use one of "
-            + ", ".join(f"{kind}:N" for kind in ANALYSER_KINDS)
+            + ", ".join(f"{known}:N" for known in ANALYSER_KINDS)
         )
     if not colon:
         return Analyser(kind, DEFAULT_BUDGETS[kind])

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from gonuts.server.review.service import DEFAULT_REVIEW_BOT
 from gonuts.server.store import TableStore
 from web.test_review import add_finished_game
 
@@ -19,7 +20,7 @@ from .axe import assert_accessible
 from .conftest import Contexts
 
 SERVER_OPTIONS = {
-    "review_bot": "neural:32" if os.environ.get("GONUTS_SCREENSHOTS") == "1" else "neural:2"
+    "review_bot": DEFAULT_REVIEW_BOT if os.environ.get("GONUTS_SCREENSHOTS") == "1" else "neural:2"
 }
 """A tiny budget: the 4-player game's review in a second or two (the server's default budget
 when the test refreshes docs/screenshots/review.png, so the picture shows real labels)."""

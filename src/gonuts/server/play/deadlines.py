@@ -272,8 +272,6 @@ class DurableClock(TurnClock):
         :data:`DRIVE_RETRY` s while another process has it)."""
         if not turn_based(table.clock) or table.id in self.driving:
             return True
-        if self.stopped:
-            return False
         now = time.monotonic()
         if now - self._asked.get(table.id, float("-inf")) < DRIVE_RETRY:
             return False

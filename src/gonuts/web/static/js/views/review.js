@@ -105,7 +105,8 @@ export class ReviewPanel {
       this.#poll();
     } else if (state.status === "done" && state.review) {
       this.review = state.review;
-      mount(this.status, t("review.by", { analyser: state.analyser }));
+      // (non-breaking hyphens: a phone wrapped "neural-mixed:128" after "neural-")
+      mount(this.status, t("review.by", { analyser: state.analyser.replaceAll("-", "\u2011") }));
       this.#render();
     } else {
       mount(this.status, state.status === "failed" ? t("review.failed") : t("review.explain"));
