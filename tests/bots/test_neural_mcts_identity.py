@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gonuts import rules
-from gonuts.bots import neural_mcts
+from gonuts.bots import make_bot, neural_mcts
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.neural import shipped_network
 from gonuts.bots.observe import OBS_SIZE, SECTION_SIZES, encode_state, env_ids
@@ -130,6 +130,23 @@ def test_search_visits_exactly_as_before(players: int) -> None:
             assert new.stats.worth == old.stats.worth, (players, i)
             assert new.stats.priors == old.stats.priors
             assert new.stats.value == old.stats.value
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_exact_bot_searches_with_the_exact_leaves(players: int) -> None:
+    """``neural-mcts-exact:N`` (the arena's stand-in for 0.3.0's ``hard``) searches with the
+    exact arithmetic, ``neural-mcts:N`` with the sparse leaves: each bot's visits are those of
+    the search it names, from the same seed."""
+    net = shipped_network(players)
+    for i, view in enumerate(positions(players, 3, 11 * players)):
+        for name, exact in (("neural-mcts-exact:80", True), ("neural-mcts:80", False)):
+            bot = make_bot(name, i)
+            assert isinstance(bot, neural_mcts.NeuralMCTSBot) and bot.exact is exact
+            assert bot.name == name
+            run = neural_mcts._search(view, random.Random(i), net, 80, None, exact=exact)
+            assert run.stats is not None
+            best = max(run.stats.visits, key=lambda a: run.stats.visits[a] if run.stats else 0)
+            assert bot.choose(view).id == best, (name, i)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

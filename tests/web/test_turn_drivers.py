@@ -165,3 +165,29 @@ def test_the_processes_share_the_tables_out(pg_url: str) -> None:
             await two.close()
 
     run(main)
+
+
+def test_bookkeeping_commits_do_not_wait_for_the_disk_and_moves_do(db_url: str) -> None:
+    """Deadlines, leases and heartbeats go through ``Database.bookkeeping``: on PostgreSQL its
+    own connections with ``synchronous_commit`` off (of the same origin: a change it makes is
+    this process's), every other statement waiting for the disk as before; on SQLite it is the
+    ordinary autocommit. What it writes is seen at once by another process."""
+    one, two = TableStore(db_url), TableStore(db_url)
+    try:
+        if one.dialect == "postgresql":
+            with one.bookkeeping.connect() as c:
+                assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "off"
+            with one.autocommit.connect() as c:
+                assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
+            with one.bookkeeping.connect() as c:
+                name = c.exec_driver_sql("SHOW application_name").scalar()
+            assert name == one.origin
+        else:
+            assert one.bookkeeping is one.autocommit
+        books = DriverBook(one), DriverBook(two)
+        until = utcnow() + timedelta(seconds=30)
+        assert books[0].drive(["T1"], until) == {"T1"}
+        assert books[1].drive(["T1"], until) == set()  # (seen by the other at once)
+    finally:
+        one.close()
+        two.close()

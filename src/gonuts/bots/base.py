@@ -93,9 +93,20 @@ class HardBot:
         return bot
 
 
-BOT_NAMES: Final = ("random", "greedy", "mcts", "neural", "neural-mcts", "easy", "medium", "hard")
+BOT_NAMES: Final = (
+    "random",
+    "greedy",
+    "mcts",
+    "neural",
+    "neural-mcts",
+    "neural-mcts-exact",
+    "easy",
+    "medium",
+    "hard",
+)
 """Names :func:`make_bot` knows. ``mcts:N`` (N iterations) and ``mcts:Xs`` (X seconds per
-decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:Xs``."""
+decision) set the search budget, and likewise ``neural-mcts:N`` / ``neural-mcts:Xs``.
+``neural-mcts-exact`` is ``neural-mcts`` with 0.3.0's leaf arithmetic (for arenas against it)."""
 
 HARD_BUDGETS: Final[dict[int, tuple[str, int]]] = {
     2: ("neural-mcts", 4000),
@@ -140,9 +151,9 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     ``mcts:N`` / ``mcts:Xs``, or a difficulty level ``easy``, ``medium``, ``hard``
     (:class:`HardBot`: the same bot in ``gonuts play`` and on the server)."""
     base, colon, budget = name.partition(":")
-    if colon and base not in ("mcts", "neural-mcts"):
+    if colon and base not in ("mcts", "neural-mcts", "neural-mcts-exact"):
         raise ValueError(f"only mcts and neural-mcts take a budget, not {name!r}")
-    if base in ("neural", "neural-mcts"):
+    if base in ("neural", "neural-mcts", "neural-mcts-exact"):
         from gonuts.bots.neural_mcts import make_neural  # noqa: PLC0415 - NumPy only when asked
 
         return make_neural(base, budget if colon else None, seed, name)

@@ -133,9 +133,11 @@ def search(
     *,
     iterations: int | None = None,
     seconds: float | None = None,
+    exact: bool = False,
 ) -> dict[int, int]:
-    """Root visit counts (engine action id → visits) of ``view.seat``'s legal actions."""
-    mine = _search(view, rng, net, iterations, seconds).stats
+    """Root visit counts (engine action id → visits) of ``view.seat``'s legal actions;
+    ``exact`` evaluates the leaves with 0.3.0's arithmetic (:class:`Expander`)."""
+    mine = _search(view, rng, net, iterations, seconds, exact=exact).stats
     return dict(mine.visits) if mine is not None else {}
 
 
@@ -199,7 +201,11 @@ def _search(
 
 
 class NeuralMCTSBot:
-    """The network-guided search; ``iterations`` and/or ``seconds`` per decision."""
+    """The network-guided search; ``iterations`` and/or ``seconds`` per decision.
+
+    ``exact=True`` (the bot ``neural-mcts-exact:N``) evaluates the leaves with 0.3.0's network
+    arithmetic instead of the sparse default: the same search, slower, kept so that the two can
+    be matched in the arena (docs/bots.md, "``hard`` and the compiled build")."""
 
     name = "neural-mcts"
 
@@ -211,11 +217,13 @@ class NeuralMCTSBot:
         seconds: float | None = None,
         name: str | None = None,
         network: Network | None = None,
+        exact: bool = False,
     ) -> None:
         if iterations is None and seconds is None:
             seconds = 1.0
         self.iterations = iterations
         self.seconds = seconds
+        self.exact = exact
         self.network = network  # None: the shipped network for the view's table size
         self.rng = random.Random(seed)
         if name is not None:
@@ -228,7 +236,14 @@ class NeuralMCTSBot:
         if len(legal) == 1:
             return legal[0]
         network = self.network or shipped_network(view.num_players)
-        visits = search(view, self.rng, network, iterations=self.iterations, seconds=self.seconds)
+        visits = search(
+            view,
+            self.rng,
+            network,
+            iterations=self.iterations,
+            seconds=self.seconds,
+            exact=self.exact,
+        )
         if not visits:
             return legal[0]
         return ACTIONS[max(visits, key=lambda a: visits[a])]
@@ -237,13 +252,15 @@ class NeuralMCTSBot:
 def make_neural(
     base: str, budget: str | None, seed: int | None, name: str
 ) -> NeuralBot | NeuralMCTSBot:
-    """``neural``, ``neural-mcts`` (1 s per decision) or ``neural-mcts:N`` / ``:Xs`` (for
-    :func:`gonuts.bots.base.make_bot`)."""
+    """``neural``, ``neural-mcts`` (1 s per decision), ``neural-mcts:N`` / ``:Xs``, or
+    ``neural-mcts-exact[:N | :Xs]`` (the leaves in 0.3.0's arithmetic) for
+    :func:`gonuts.bots.base.make_bot`."""
     if os.environ.get(WEIGHTS_ENV):
         shipped_network()  # a bad GONUTS_NEURAL_WEIGHTS is a ValueError now, not at the first move
     if base == "neural":
         return NeuralBot(seed)
+    exact = base == "neural-mcts-exact"
     if budget is None:
-        return NeuralMCTSBot(seed, seconds=1.0)
+        return NeuralMCTSBot(seed, seconds=1.0, name=name, exact=exact)
     iterations, seconds = parse_budget(budget)
-    return NeuralMCTSBot(seed, iterations=iterations, seconds=seconds, name=name)
+    return NeuralMCTSBot(seed, iterations=iterations, seconds=seconds, name=name, exact=exact)

@@ -20,7 +20,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from alembic import command
 from alembic.config import Config
@@ -167,15 +167,16 @@ LOG_EVERY: Final = 5.0
 _LOGGED: dict[str, float] = {}
 
 
-def make_engine(url: str, *, migrate_schema: bool = True) -> Engine:
+def make_engine(url: str, *, migrate_schema: bool = True, origin: str | None = None) -> Engine:
     """An engine for ``url``, its schema migrated to the newest revision.
 
     SQLite gets WAL and foreign keys, and is usable across threads. On both, a driver error
     that means the database cannot serve now is raised as
     :class:`~gonuts.server.kernel.errors.DatabaseUnavailableError` (:func:`unavailable_reason`).
+    ``origin`` (hex): who its connections are (``application_name``), a new one by default.
     """
     url = normalize_url(url)
-    origin = secrets.token_hex(8)
+    origin = origin or secrets.token_hex(8)
     if url.startswith("sqlite"):
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT}
@@ -283,6 +284,33 @@ class Database:
         self.engine: Engine = make_engine(url, migrate_schema=migrate_schema)
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.sessions = make_sessionmaker(self.engine)
+        self._relaxed: Engine | None = None
+        if self.dialect == "postgresql":
+            self._relaxed = make_engine(
+                url, migrate_schema=False, origin=self.origin.removeprefix("gonuts:")
+            )
+
+            @event.listens_for(self._relaxed, "connect")
+            def _async_commits(dbapi_conn: Any, _record: object) -> None:
+                with dbapi_conn.cursor() as cursor:
+                    cursor.execute("SET synchronous_commit TO off")
+                dbapi_conn.commit()
+
+        self.bookkeeping = (
+            self._relaxed.execution_options(isolation_level="AUTOCOMMIT")
+            if self._relaxed is not None
+            else self.autocommit
+        )
+        """Autocommitted statements whose loss in a crash of the database server itself
+        costs nothing that cannot be rebuilt: turn-based deadlines and the ``turn`` facts
+        stored with them (the game says again what is pending, with a fresh clock, and the
+        fact is stored and told then), leases and heartbeats (they run out). On PostgreSQL
+        their commits do not wait for the write-ahead log to reach the disk
+        (``synchronous_commit = off``, their own connections): up to three WAL-writer delays
+        of them may be lost in such a crash, never a half-done one, and every other session
+        still sees them at once. Moves, accounts, the other facts and what was told keep
+        waiting (``autocommit``, ``sessions``). The turn-based soak's servers spent much of
+        their time waiting for these commits (issue 27)."""
         self._checkpointer: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
 
@@ -347,6 +375,8 @@ class Database:
             self._stop_checkpoints.set()
             self._checkpointer.join(5)
             self._checkpointer = None
+        if self._relaxed is not None:
+            self._relaxed.dispose()
         self.engine.dispose()
 
     def readiness(self) -> str | None:

@@ -106,7 +106,7 @@ class DeadlineBook:
             where=DeadlineRow.decision < insert.excluded.decision,
         ).returning(DeadlineRow.seat)
         found: dict[int, datetime | None] = {}
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             # (RETURNING: psycopg's rowcount of ON CONFLICT is not 1)
             new = {int(seat) for seat in c.scalars(upsert)}
             if new:
@@ -166,7 +166,7 @@ class DeadlineBook:
 
     def decided(self, table_id: str, seat: int, decision: int) -> None:
         """``seat``'s decision ``decision`` (or an earlier one) is made: its row goes."""
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             c.execute(
                 delete(DeadlineRow).where(
                     DeadlineRow.table_id == table_id,
@@ -177,7 +177,7 @@ class DeadlineBook:
 
     def clear(self, table_id: str) -> None:
         """No decision of the table is pending (its game is over)."""
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             c.execute(delete(DeadlineRow).where(DeadlineRow.table_id == table_id))
 
     def ended(self, table_id: str, round_: int = 0) -> None:

@@ -64,13 +64,13 @@ class DriverBook:
             set_={"origin": insert.excluded.origin, "until": insert.excluded.until},
             where=or_(DriverRow.origin == insert.excluded.origin, DriverRow.until < now),
         ).returning(DriverRow.table_id)
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             return {str(t) for t in c.scalars(claim)}
 
     def renew(self, until: datetime) -> set[str]:
         """Every lease of this process runs until ``until`` now: the tables it still drives
         (one that ran out and another process took is not among them)."""
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             return {
                 str(t)
                 for t in c.scalars(
@@ -86,7 +86,7 @@ class DriverBook:
         tables handed over (the others pick them up when they renew, or when a deadline of
         theirs falls due)."""
         handed: set[str] = set()
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             for origin, table_ids in sorted(moves.items()):
                 if not table_ids:
                     continue
@@ -113,7 +113,7 @@ class DriverBook:
         beat = insert.on_conflict_do_update(
             index_elements=[ProcessRow.origin], set_={"until": insert.excluded.until}
         )
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             c.execute(beat)
             return sorted(
                 str(o) for o in c.scalars(select(ProcessRow.origin).where(ProcessRow.until > now))
@@ -121,7 +121,7 @@ class DriverBook:
 
     def gone(self) -> None:
         """This process stops (its row goes; the others share its tables out)."""
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             c.execute(delete(ProcessRow).where(ProcessRow.origin == self.origin))
 
     def release(self, table_ids: Collection[str] | None = None) -> None:
@@ -132,5 +132,5 @@ class DriverBook:
             if not table_ids:
                 return
             where.append(DriverRow.table_id.in_(sorted(table_ids)))
-        with self.db.autocommit.connect() as c:
+        with self.db.bookkeeping.connect() as c:
             c.execute(delete(DriverRow).where(*where))
