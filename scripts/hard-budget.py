@@ -27,8 +27,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gonuts.bots import make_bot, neural_mcts
+from gonuts.bots import Bot, make_bot
+from gonuts.bots.base import HardBot
 from gonuts.bots.greedy import GreedyBot
+from gonuts.bots.neural_mcts import NeuralMCTSBot
 from gonuts.build import build_name
 from gonuts.game import Game
 from gonuts.view import PlayerView
@@ -54,12 +56,21 @@ def positions(players: int, count: int, games: int = 3) -> list[PlayerView]:
     return views[:count]
 
 
-def measure(bot_name: str, players: int, count: int) -> dict[str, Any]:
+def leaves(bot: Bot, players: int, exact: bool) -> Bot:
+    """``bot`` with its network search's leaves the exact (0.3.0) way or the sparse way (the
+    ``hard`` level's search at this table size, or a ``neural-mcts`` bot itself)."""
+    inner = bot.bot_for(players) if isinstance(bot, HardBot) else bot
+    if isinstance(inner, NeuralMCTSBot):
+        inner.exact = exact
+    return bot
+
+
+def measure(bot_name: str, players: int, count: int, exact: bool = False) -> dict[str, Any]:
     """The bot's CPU seconds and decisions over ``count`` positions of ``players``."""
     seconds: list[float] = []
     decisions: list[str] = []
     for i, view in enumerate(positions(players, count, games=max(3, -(-count // 6)))):
-        bot = make_bot(bot_name, seed=i)
+        bot = leaves(make_bot(bot_name, seed=i), players, exact)
         start = time.process_time()
         action = bot.choose(view)
         seconds.append(time.process_time() - start)
@@ -80,21 +91,17 @@ def measure(bot_name: str, players: int, count: int) -> dict[str, Any]:
 def measure_ab(bot_name: str, players: int, count: int) -> dict[str, Any]:
     """Each position searched the exact way and the sparse way back to back (same seed), so
     that the machine's load touches both alike: both CPU times and whether they decide alike."""
-    defaults = neural_mcts._search.__kwdefaults__
-    assert defaults is not None
     seconds: dict[str, list[float]] = {"exact": [], "sparse": []}
     same = 0
     views = positions(players, count, games=max(3, -(-count // 6)))
     for i, view in enumerate(views):
         chosen = []
         for way in ("exact", "sparse"):
-            defaults["exact"] = way == "exact"
-            bot = make_bot(bot_name, seed=i)
+            bot = leaves(make_bot(bot_name, seed=i), players, way == "exact")
             start = time.process_time()
             chosen.append(bot.choose(view).notation)
             seconds[way].append(time.process_time() - start)
         same += chosen[0] == chosen[1]
-    defaults["exact"] = False
     exact, sparse = (statistics.median(seconds[w]) for w in ("exact", "sparse"))
     return {
         "players": players,
@@ -136,13 +143,9 @@ def main() -> None:
         if args.json:
             args.json.write_text(json.dumps({"build": build_name(), "rows": rows}, indent=1))
         return
-    if args.exact:
-        defaults = neural_mcts._search.__kwdefaults__
-        assert defaults is not None
-        defaults["exact"] = True  # every search of the run
     rows = []
     for n in args.players.split(","):
-        row = measure(args.bot, int(n), args.positions)
+        row = measure(args.bot, int(n), args.positions, exact=args.exact)
         rows.append(row)
         print(
             f"{build_name()} {args.bot} {row['players']}p: median {row['median_s']:.3f} s,"
