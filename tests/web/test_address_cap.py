@@ -107,8 +107,8 @@ def test_one_address_cannot_fill_the_server(server: Server) -> None:
          str(HALF_OPEN - CAP)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
+    during = Player(server.port, 200)  # (from before the flood until it is answered)
     try:
-        during = Player(server.port, 200)  # (from before the flood until it is answered)
         assert flooder.stdout is not None
         line = flooder.stdout.readline()
         assert line, "the flood failed"
@@ -133,6 +133,8 @@ def test_one_address_cannot_fill_the_server(server: Server) -> None:
 
         assert asyncio.run(one_more()).startswith(b"HTTP/1.1 429")
     finally:
+        if during.proc.poll() is None:  # (a failure before its figures were read)
+            during.proc.kill()
         flooder.communicate(timeout=30)  # (closes its stdin: it closes its connections)
     # its connections closed, the address is served again
     for _ in range(100):
