@@ -156,29 +156,38 @@ def test_a_tap_on_a_phone_shows_a_cards_full_text(
         expect(details).to_have_count(0)
     # A collection card (no control of its own) opens the same way, with one tap.
     rng = random.Random(2)
-    while (
-        not page.locator(".player.me .collection .card").count()
-        or page.locator("dialog[open]").count()
-    ):
-        assert not page.get_by_test_id("end-screen").count()
-        if not act_once(page, rng):
-            page.wait_for_timeout(40)
+
+    def play_until_i_hold_a_card() -> None:
+        """Play on until this seat holds a card and no dialog is open (a power may also take a
+        card away again: Strawberry Glazed, Milk, Raspberry Frosted)."""
+        while (
+            not page.locator(".player.me .collection .card").count()
+            or page.locator("dialog[open]:not(.card-details)").count()
+        ):
+            assert not page.get_by_test_id("end-screen").count()
+            if not act_once(page, rng):
+                page.wait_for_timeout(40)
+
     # The reveal may still be re-drawing the collection (each step, the card flying in), and the
     # card just taken may open its power's dialog: a tap that lands on a chip being replaced is
     # retried on the new one, a dialog is answered first, a few times at most.
     details = page.get_by_test_id("card-details")
+    mine = page.locator(".player.me .collection .card").first
+    kind = None
     for _ in range(8):
-        if page.locator("dialog[open]").count() and not details.count():
-            act_once(page, rng)
-            continue
-        mine = page.locator(".player.me .collection .card").first
-        kind = str(mine.get_attribute("data-kind"))
+        if details.count():  # (a tap that timed out but opened them a moment later)
+            details.get_by_role("button", name="Close").tap()
+            expect(details).to_have_count(0)
+        play_until_i_hold_a_card()
         try:
+            kind = str(mine.get_attribute("data-kind", timeout=2000))
             mine.tap(timeout=2000)
             details.wait_for(state="visible", timeout=2000)
         except PlaywrightTimeoutError:
+            kind = None
             continue
         break
+    assert kind is not None, "no tap on a collection card opened its details"
     # (the collection may have been redrawn between reading the first card and the tap: the
     # details are of the card first then or first now)
     now = str(mine.get_attribute("data-kind"))

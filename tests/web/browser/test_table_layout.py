@@ -62,7 +62,8 @@ def open_table(contexts: Contexts, db_url: str, players: int, *, phone: bool = F
     page = contexts.page(phone=phone, touch=phone)
     page.add_init_script(seat_script(stacked))
     page.goto(f"/t/{stacked.table_id}")
-    expect(page.get_by_test_id("pick-1")).to_be_enabled()
+    # (the first page of a context loads every script: on a busy machine that takes a while)
+    expect(page.get_by_test_id("pick-1")).to_be_enabled(timeout=15_000)
     # the bots choose as soon as the table is live: measure once they have
     expect(page.locator(".player .status.done")).to_have_count(players - 1)
     return page
