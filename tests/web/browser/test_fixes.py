@@ -173,25 +173,25 @@ def test_a_tap_on_a_phone_shows_a_cards_full_text(
     # retried on the new one, a dialog is answered first, a few times at most.
     details = page.get_by_test_id("card-details")
     mine = page.locator(".player.me .collection .card").first
-    kind = None
+    tapped: str | None = None
     for _ in range(8):
         if details.count():  # (a tap that timed out but opened them a moment later)
             details.get_by_role("button", name="Close").tap()
             expect(details).to_have_count(0)
         play_until_i_hold_a_card()
         try:
-            kind = str(mine.get_attribute("data-kind", timeout=2000))
+            tapped = str(mine.get_attribute("data-kind", timeout=2000))
             mine.tap(timeout=2000)
             details.wait_for(state="visible", timeout=2000)
         except PlaywrightTimeoutError:
-            kind = None
+            tapped = None
             continue
         break
-    assert kind is not None, "no tap on a collection card opened its details"
+    assert tapped is not None, "no tap on a collection card opened its details"
     # (the collection may have been redrawn between reading the first card and the tap: the
     # details are of the card first then or first now)
     now = str(mine.get_attribute("data-kind"))
-    names = sorted({cards[kind]["name"], cards[now]["name"]})
+    names = sorted({cards[tapped]["name"], cards[now]["name"]})
     expect(details).to_contain_text(re.compile("|".join(map(re.escape, names))))
     assert contexts.errors == []
 
