@@ -1,19 +1,24 @@
 """Half-open HTTP connections from one address, for the per-address cap test
 (tests/web/test_address_cap.py), usable in-process or as a process of its own.
 
-As a process (``python address_flood.py PORT SOURCE COUNT EXPECT``) it runs at a lower
+As a process (``python address_flood.py flood PORT SOURCE COUNT EXPECT``) it runs at a lower
 priority (``nice`` 5): on a two-core test machine the attacker would otherwise take the
 server's CPU, which an attacker on another machine cannot. It opens ``COUNT`` connections
 from ``SOURCE``, each with a request that is never finished, waits until ``EXPECT`` of them
 have been answered, prints what they were sent as one JSON line, holds them open until its
-stdin ends, then closes them. Only the standard library: it runs without the test's imports.
+stdin ends, then closes them. ``python address_flood.py player PORT SOURCE LEAST`` is the other
+address: at normal priority, it times requests (at least ``LEAST``, and more until its stdin
+ends) and prints their milliseconds. Only the standard library: it runs without the test's
+imports.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
+import select
 import sys
 import time
 
@@ -61,6 +66,28 @@ async def answered(conns: Conns, expect: int, wait: float) -> list[bytes]:
     return out
 
 
+def timed_request(port: int, source: str) -> float:
+    """Milliseconds for one request on a new connection from ``source``."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    try:
+        conn.request("GET", "/healthz")
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 200, r.status
+    finally:
+        conn.close()
+    return (time.perf_counter() - started) * 1000
+
+
+def player(port: int, source: str, least: int) -> None:
+    """Print the milliseconds of ``least`` requests from ``source``, and more until stdin ends."""
+    times: list[float] = []
+    while len(times) < least or not select.select([sys.stdin], [], [], 0)[0]:
+        times.append(timed_request(port, source))
+    print(" ".join(f"{t:.3f}" for t in times))
+
+
 def close_all(conns: Conns) -> None:
     for _, writer in conns:
         writer.close()
@@ -87,6 +114,9 @@ async def main(port: int, source: str, count: int, expect: int) -> None:
 
 
 if __name__ == "__main__":
-    os.nice(5)
-    port, source, count, expect = sys.argv[1:5]
-    asyncio.run(main(int(port), source, int(count), int(expect)))
+    role, port, source, *counts = sys.argv[1:]
+    if role == "player":
+        player(int(port), source, int(counts[0]))
+    else:
+        os.nice(5)
+        asyncio.run(main(int(port), source, int(counts[0]), int(counts[1])))

@@ -10,7 +10,6 @@ of 127/8 to the loopback, so 127.0.0.2 and 127.0.0.3 are other clients."""
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from gonuts.server.transport.http import TrustedProxies
-from web.address_flood import answered, close_all, half_open
+from web.address_flood import answered, close_all, half_open, timed_request
 from web.procs import Server, create_table, free_port
 
 ATTACKER, PLAYER, PROXY = "127.0.0.1", "127.0.0.2", "127.0.0.3"
@@ -44,46 +43,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> object:
     s.stop()
 
 
-def timed_request(port: int, source: str) -> float:
-    """Milliseconds for one request on a new connection from ``source``."""
-    started = time.perf_counter()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-    try:
-        conn.request("GET", "/healthz")
-        r = conn.getresponse()
-        r.read()
-        assert r.status == 200, r.status
-    finally:
-        conn.close()
-    return (time.perf_counter() - started) * 1000
-
-
-PLAYER_SCRIPT = """
-import http.client, select, sys, time
-port, source, least = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-times = []
-while len(times) < least or not select.select([sys.stdin], [], [], 0)[0]:
-    started = time.perf_counter()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-    conn.request("GET", "/healthz")
-    r = conn.getresponse()
-    r.read()
-    conn.close()
-    assert r.status == 200, r.status
-    times.append((time.perf_counter() - started) * 1000)
-print(" ".join(f"{t:.3f}" for t in times))
-"""
-"""The other address's client, in a process of its own so that the test's own flood (made in
-this process's event loop) cannot hold it back on the GIL and have that counted as the
-server's latency: ``least`` requests, and more until its stdin is closed."""
-
-
 class Player:
-    """The other address's requests, made and timed in a separate process."""
+    """The other address's requests, made and timed in a process of its own, so that the
+    test's own flood cannot hold them back on the GIL and have that counted as the server's
+    latency: ``least`` requests, and more until :meth:`times` closes its stdin."""
 
     def __init__(self, port: int, least: int) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", PLAYER_SCRIPT, str(port), PLAYER, str(least)],
+            [sys.executable, str(FLOOD), "player", str(port), PLAYER, str(least)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
 
@@ -103,7 +70,7 @@ def check_p99(times: list[float], when: str) -> None:
 
 def test_one_address_cannot_fill_the_server(server: Server) -> None:
     flooder = subprocess.Popen(
-        [sys.executable, str(FLOOD), str(server.port), ATTACKER, str(HALF_OPEN),
+        [sys.executable, str(FLOOD), "flood", str(server.port), ATTACKER, str(HALF_OPEN),
          str(HALF_OPEN - CAP)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
