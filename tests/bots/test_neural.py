@@ -196,11 +196,11 @@ def test_hard_plays_neural_mcts_where_measured_stronger_and_mcts_elsewhere() -> 
     two = Game.new(2, seed=21).view(0)
     hard = make_bot("hard", 5)
     assert hard.name == "hard"
-    expected = NeuralMCTSBot(5, iterations=4000).choose(two)
-    assert hard.choose(two) == expected
+    twin = NeuralMCTSBot(5, iterations=4000)  # the same search, from the same seed
+    assert hard.choose(two) == twin.choose(two)
     assert isinstance(hard, HardBot) and isinstance(hard.neural, NeuralMCTSBot)
     four = Game.new(4, seed=22).view(2)
-    assert hard.choose(four) == NeuralMCTSBot(5, iterations=4000).choose(four)
+    assert hard.choose(four) == twin.choose(four)  # one search (and random stream) for both
     fresh = make_bot("hard", 7)
     assert fresh.choose(four) == NeuralMCTSBot(7, iterations=4000).choose(four)
     assert isinstance(fresh, HardBot) and fresh.neural is not None  # the network searched

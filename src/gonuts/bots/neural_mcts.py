@@ -31,7 +31,7 @@ from gonuts.bots.budget import parse_budget
 from gonuts.bots.determinize import Determinizer
 from gonuts.bots.mcts import ActionEstimate, SearchResult
 from gonuts.bots.neural import WEIGHTS_ENV, FloatArray, Network, NeuralBot, shipped_network
-from gonuts.bots.observe import encode_states, legal_rows
+from gonuts.bots.observe import encode_states, leaf_rows, legal_rows
 from gonuts.envs.encoding import NUM_ENV_ACTIONS, OBS_SIZE
 from gonuts.errors import NotYourTurnError
 from gonuts.state import GameState
@@ -40,6 +40,10 @@ from gonuts.view import PlayerView
 C_PUCT: Final = puct.C_PUCT
 MARGIN_WEIGHT: Final = puct.MARGIN_WEIGHT
 """As in training (:data:`gonuts.train.ppo.MARGIN_WEIGHT`): the value's score-margin share."""
+BATCH: Final = 8
+"""Leaves the search reads in one forward pass (:func:`gonuts.bots.puct.search`): the
+network's second layer is a product of the rows by a 256×256 matrix, whose cost on a CPU is
+mostly reading the matrix, once per call however many rows (docs/bots.md, "Batched leaves")."""
 
 
 class Expander:
@@ -64,13 +68,19 @@ class Expander:
     break a near-tie the other way.
     """
 
-    def __init__(self, net: Network, players: int, *, exact: bool = False) -> None:
+    def __init__(
+        self, net: Network, players: int, *, exact: bool = False, batch: int = 1
+    ) -> None:
         self.net = net
-        self.obs = np.zeros((players, OBS_SIZE), np.float32)
-        self.flat = self.obs.reshape(-1)
+        self.players = players
         self.own = type(net).forward is Network.forward
         """Whether :meth:`forward` may stand in for the network's (not a subclass's own)."""
         self.sparse = self.own and not exact
+        rows = players * (batch if self.sparse else 1)
+        self.batch_obs = np.zeros((rows, OBS_SIZE), np.float32)
+        """The sparse leaves' observations: a batch of leaves, one row a seat."""
+        self.obs = self.batch_obs[:players]
+        self.flat = self.batch_obs.reshape(-1)
         layers = net.layers if self.own else []
         self.scaled = np.empty_like(self.obs)
         self.hidden = [np.empty((players, w.shape[1]), np.float32) for w, _ in layers]
@@ -93,13 +103,14 @@ class Expander:
         return self.logits, self.values[:, 0]
 
     def __call__(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
+        """The new node of one leaf and every player's value."""
+        if self.sparse:
+            return self._sparse([g], [acting])[0]
         idx: list[int] = []
         val: list[float] = []
         encode_states(g, idx, val)
         self.obs.fill(0.0)
         self.flat[idx] = val
-        if self.sparse:
-            return self._sparse(g, acting)
         logits, values = self.forward() if self.own else self.net.forward(self.obs)
         vals: list[float] = values.tolist()
         legal, where, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
@@ -116,14 +127,33 @@ class Expander:
             at += len(ids)
         return node, vals
 
-    def _sparse(self, g: GameState, acting: list[int]) -> tuple[puct.Node, list[float]]:
+    def many(
+        self, states: list[GameState], actings: list[list[int]]
+    ) -> list[tuple[puct.Node, list[float]]]:
+        """:meth:`__call__` of each leaf; the sparse way, all of them in one forward pass (at
+        most the ``batch`` the expander was made for)."""
+        if self.sparse:
+            return self._sparse(states, actings)
+        return [self(g, acting) for g, acting in zip(states, actings, strict=True)]
+
+    def _sparse(
+        self, states: list[GameState], actings: list[list[int]]
+    ) -> list[tuple[puct.Node, list[float]]]:
         net = self.net
-        h = net.last_hidden(self.obs)
+        n = self.players
+        idx: list[int] = []
+        val: list[float] = []
+        for leaf, g in enumerate(states):
+            encode_states(g, idx, val, leaf * n * OBS_SIZE)
+        obs = self.batch_obs[: len(states) * n]
+        obs.fill(0.0)
+        self.flat[idx] = val
+        h = net.last_hidden(obs)
         vals: list[float] = net.values_of(h).tolist()
-        legal, _, source = legal_rows(g, acting, NUM_ENV_ACTIONS)
-        seats, actions = np.divmod(np.asarray(source, np.intp), NUM_ENV_ACTIONS)
-        logits: list[float] = net.logits_at(h, seats, actions).tolist()
-        return puct.make_node(acting, legal, logits, vals), vals
+        legal, source = leaf_rows(states, actings, NUM_ENV_ACTIONS)
+        rows, actions = np.divmod(np.asarray(source, np.intp), NUM_ENV_ACTIONS)
+        logits: list[float] = net.logits_at(h, rows, actions).tolist()
+        return puct.make_nodes(actings, legal, logits, vals, n)
 
 
 def search(
@@ -134,10 +164,12 @@ def search(
     iterations: int | None = None,
     seconds: float | None = None,
     exact: bool = False,
+    batch: int = BATCH,
 ) -> dict[int, int]:
     """Root visit counts (engine action id → visits) of ``view.seat``'s legal actions;
-    ``exact`` evaluates the leaves with 0.3.0's arithmetic (:class:`Expander`)."""
-    mine = _search(view, rng, net, iterations, seconds, exact=exact).stats
+    ``exact`` evaluates the leaves with 0.3.0's arithmetic (:class:`Expander`), one at a time;
+    otherwise ``batch`` leaves at a time (:func:`gonuts.bots.puct.search`)."""
+    mine = _search(view, rng, net, iterations, seconds, exact=exact, batch=batch).stats
     return dict(mine.visits) if mine is not None else {}
 
 
@@ -188,15 +220,24 @@ def _search(
     seconds: float | None,
     *,
     exact: bool = False,
+    batch: int = BATCH,
 ) -> puct.Run:
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator's view has no decision to search")
     if iterations is None and seconds is None:
         iterations = 400
-    expand = Expander(net, view.num_players, exact=exact)
+    if exact:
+        batch = 1  # 0.3.0's search: one leaf at a time
+    expand = Expander(net, view.num_players, exact=exact, batch=batch)
     return puct.search(
-        Determinizer(view), rng, seat, expand, iterations=iterations, seconds=seconds
+        Determinizer(view),
+        rng,
+        seat,
+        expand.many,
+        iterations=iterations,
+        seconds=seconds,
+        batch=batch,
     )
 
 
@@ -218,12 +259,15 @@ class NeuralMCTSBot:
         name: str | None = None,
         network: Network | None = None,
         exact: bool = False,
+        batch: int = BATCH,
     ) -> None:
         if iterations is None and seconds is None:
             seconds = 1.0
         self.iterations = iterations
         self.seconds = seconds
         self.exact = exact
+        self.batch = batch
+        """Leaves a forward pass reads (1: the plain sequential search; ``exact`` is always 1)."""
         self.network = network  # None: the shipped network for the view's table size
         self.rng = random.Random(seed)
         if name is not None:
@@ -243,6 +287,7 @@ class NeuralMCTSBot:
             iterations=self.iterations,
             seconds=self.seconds,
             exact=self.exact,
+            batch=self.batch,
         )
         if not visits:
             return legal[0]

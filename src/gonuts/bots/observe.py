@@ -129,6 +129,29 @@ def legal_rows(
     return legal, rows, source
 
 
+def leaf_rows(
+    states: Sequence[GameState], actings: Sequence[list[int]], width: int
+) -> tuple[list[list[Sequence[int]]], list[int]]:
+    """:func:`legal_rows` for a batch of leaves whose seats' rows follow one another (leaf
+    ``l``'s seat ``p`` is row ``l * players + p``): each leaf's acting players' legal ids, and
+    the flat indices of their logits in the network's rows (``row * width + env id``)."""
+    legals: list[list[Sequence[int]]] = []
+    source: list[int] = []
+    for leaf in range(len(states)):
+        g = states[leaf]
+        n = g.n
+        acting = actings[leaf]
+        legal: list[Sequence[int]] = []
+        for p in acting:
+            ids = rules.legal_ids(g, p)
+            legal.append(ids)
+            row = (leaf * n + p) * width
+            for e in env_ids(ids, p, n):
+                source.append(row + e)
+        legals.append(legal)
+    return legals, source
+
+
 class _Public:
     """What every seat's observation of one state shares, computed once per state."""
 
@@ -152,11 +175,11 @@ class _Public:
         """The deck's contents by kind: the cards no seat can see (before its own secrets)."""
 
 
-def encode_states(g: GameState, idx: list[int], val: list[float]) -> None:
-    """Every seat's observation of ``g``, seat ``p``'s at offset ``p * OBS_SIZE``."""
+def encode_states(g: GameState, idx: list[int], val: list[float], base: int = 0) -> None:
+    """Every seat's observation of ``g``, seat ``p``'s at offset ``base + p * OBS_SIZE``."""
     public = _Public(g)
     for seat in range(g.n):
-        _encode(g, seat, seat * OBS_SIZE, public, idx, val)
+        _encode(g, seat, base + seat * OBS_SIZE, public, idx, val)
 
 
 def encode_state(g: GameState, seat: int, offset: int, idx: list[int], val: list[float]) -> None:

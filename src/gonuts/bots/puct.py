@@ -60,8 +60,10 @@ class Node:
         self.children: dict[tuple[int, ...], Node] = {}
 
 
-Expand = Callable[[GameState, list[int]], tuple[Node, list[float]]]
-"""A new node for a sampled state and its acting players, with every player's value."""
+Expand = Callable[[list[GameState], list[list[int]]], list[tuple[Node, list[float]]]]
+"""New nodes for sampled states and their acting players, with every player's values: one
+call for a whole batch of leaves (:func:`search`'s ``batch``), so the network can read them
+in one forward pass."""
 
 
 def make_node(
@@ -84,6 +86,28 @@ def make_node(
         node.players[p] = Player(priors, values[p])
         at += count
     return node
+
+
+def make_nodes(
+    actings: Sequence[Sequence[int]],
+    legals: Sequence[Sequence[Sequence[int]]],
+    logits: list[float],
+    values: list[float],
+    players: int,
+) -> list[tuple[Node, list[float]]]:
+    """:func:`make_node` for a batch of leaves: ``logits`` holds their legal logits leaf after
+    leaf, ``values`` their seats' values (``players`` a leaf); each node with its values."""
+    out: list[tuple[Node, list[float]]] = []
+    at = 0
+    for leaf in range(len(actings)):
+        legal = legals[leaf]
+        count = 0
+        for ids in legal:
+            count += len(ids)
+        mine = values[leaf * players : (leaf + 1) * players]
+        out.append((make_node(actings[leaf], legal, logits[at : at + count], mine), mine))
+        at += count
+    return out
 
 
 def outcome(g: GameState) -> list[float]:
@@ -119,6 +143,62 @@ class Run:
         self.simultaneous = simultaneous
 
 
+class Descent:
+    """One iteration on its way down: the statistics it passed through and where it stopped
+    (a new node to make under ``parent``, or the end of the game and its ``values``)."""
+
+    def __init__(self) -> None:
+        self.stats: list[Player] = []
+        self.players: list[int] = []
+        self.actions: list[int] = []
+        self.parent: Node | None = None
+        self.key: tuple[int, ...] = ()
+        self.leaf: GameState | None = None
+        self.acting: list[int] = []
+        self.values: list[float] = []
+
+
+def descend(g: GameState, root: Node | None) -> Descent:
+    """Walk the sampled state ``g`` down the tree by PUCT until a node is missing or the game
+    ends. Each choice counts at once as a visit worth nothing (a *virtual loss*); the backup
+    adds the worth. One descent at a time, that is the plain search; several before one backup
+    (a batch) steer the later ones away from the paths the earlier ones took."""
+    d = Descent()
+    node = root
+    while True:
+        if g.phase is Phase.OVER:
+            d.values = outcome(g)
+            return d
+        acting = rules.to_act(g)
+        if node is None:
+            d.leaf = g
+            d.acting = acting
+            return d
+        key: list[int] = []
+        for p in acting:
+            ids = rules.legal_ids(g, p)
+            if len(ids) == 1:
+                a = ids[0]
+            else:
+                stats = node.players.get(p)
+                if stats is None:
+                    stats = Player({}, 0.5)
+                    node.players[p] = stats
+                a = stats.select(ids)
+                stats.visits[a] = stats.visits.get(a, 0) + 1
+                stats.worth[a] = stats.worth.get(a, 0.0)
+                stats.total += 1
+                d.stats.append(stats)
+                d.players.append(p)
+                d.actions.append(a)
+            key.append(a)
+        for i in range(len(acting)):
+            rules.apply_unchecked(g, acting[i], key[i])
+        d.parent = node
+        d.key = tuple(key)
+        node = node.children.get(d.key)
+
+
 def search(
     det: Determinizer,
     rng: random.Random,
@@ -127,8 +207,11 @@ def search(
     *,
     iterations: int | None,
     seconds: float | None,
+    batch: int = 1,
 ) -> Run:
-    """``iterations`` (or as many as ``seconds`` allow, at least one) of the search."""
+    """``iterations`` (or as many as ``seconds`` allow, at least one) of the search, ``batch``
+    descents at a time (the first alone: it makes the root) whose new leaves ``expand`` reads
+    together. ``batch=1`` is the plain sequential search."""
     start = time.perf_counter()
     deadline = start + seconds if seconds is not None else math.inf
     limit = iterations if iterations is not None else 1 << 62
@@ -136,56 +219,36 @@ def search(
     simultaneous = False
     done = 0
     while done < limit and (done == 0 or time.perf_counter() < deadline):
-        if done & 15 == 0:
-            poll_signals()  # Ctrl-C works in the compiled build too
-        g = det.sample(rng)
-        path_stats: list[Player] = []
-        path_players: list[int] = []
-        path_actions: list[int] = []
-        node = root
-        parent: Node | None = None
-        parent_key: tuple[int, ...] = ()
-        values: list[float]
-        while True:
-            if g.phase is Phase.OVER:
-                values = outcome(g)
-                break
-            acting = rules.to_act(g)
-            if node is None:
-                if root is None:  # the root, searched once
-                    simultaneous = len(acting) > 1
-                node, values = expand(g, acting)
+        size = 1 if root is None else min(batch, limit - done)
+        descents: list[Descent] = []
+        states: list[GameState] = []
+        actings: list[list[int]] = []
+        for _ in range(size):
+            if done & 15 == 0:
+                poll_signals()  # Ctrl-C works in the compiled build too
+            d = descend(det.sample(rng), root)
+            if d.leaf is not None:
+                states.append(d.leaf)
+                actings.append(d.acting)
+            descents.append(d)
+            done += 1
+        made = expand(states, actings) if states else []
+        at = 0
+        for d in descents:
+            if d.leaf is not None:
+                node, d.values = made[at]
+                at += 1
+                parent = d.parent
                 if parent is None:
-                    root = node
-                else:
-                    parent.children[parent_key] = node
-                break
-            key: list[int] = []
-            for p in acting:
-                ids = rules.legal_ids(g, p)
-                if len(ids) == 1:
-                    a = ids[0]
-                else:
-                    stats = node.players.get(p)
-                    if stats is None:
-                        stats = Player({}, 0.5)
-                        node.players[p] = stats
-                    a = stats.select(ids)
-                    path_stats.append(stats)
-                    path_players.append(p)
-                    path_actions.append(a)
-                key.append(a)
-            for i in range(len(acting)):
-                rules.apply_unchecked(g, acting[i], key[i])
-            parent = node
-            parent_key = tuple(key)
-            node = node.children.get(parent_key)
-        for i in range(len(path_stats)):
-            stats = path_stats[i]
-            a = path_actions[i]
-            stats.visits[a] = stats.visits.get(a, 0) + 1
-            stats.worth[a] = stats.worth.get(a, 0.0) + values[path_players[i]]
-            stats.total += 1
-        done += 1
+                    if root is None:  # the root, searched once
+                        root = node
+                        simultaneous = len(d.acting) > 1
+                elif d.key not in parent.children:  # (two descents of a batch can meet)
+                    parent.children[d.key] = node
+            values = d.values
+            for i in range(len(d.stats)):
+                stats = d.stats[i]
+                a = d.actions[i]
+                stats.worth[a] += values[d.players[i]]
     assert root is not None
     return Run(seat, root.players.get(seat), done, time.perf_counter() - start, simultaneous)
