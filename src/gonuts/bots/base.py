@@ -63,9 +63,9 @@ class NoisyBot:
 
 class HardBot:
     """The ``hard`` level: by table size (:data:`HARD_BUDGETS`), ``neural-mcts`` where it was
-    measured stronger than ``mcts`` (two and four players: heads-up it won 65 % of 96 games
-    against ``mcts`` at 1 s a decision, at four players 54 % of 96 against three of them, par
-    25 %), ``mcts`` at the others; iteration budgets, so that its strength does not depend on
+    measured stronger than ``mcts`` (two and four players: heads-up it won 68 % of 96 games
+    against ``mcts:4000``, at four players 76 % of 96 against three of them, par 25 %),
+    ``mcts`` at the others; iteration budgets, so that its strength does not depend on
     the machine's load (docs/bots.md, "hard")."""
 
     name = "hard"
@@ -116,13 +116,14 @@ HARD_BUDGETS: Final[dict[int, tuple[str, int]]] = {
     6: ("mcts", 4000),
 }
 """The ``hard`` level's search and iteration budget per table size (docs/bots.md, "hard and
-the compiled build"; CPU per decision compiled, one loaded core). ``neural-mcts:4000`` at two
-and four players, where a match of at least 96 games showed it stronger than ``mcts`` at about
-a second a decision: 0.3.0's budget, now searched by a compiled tree over sparse leaves (a
-median of 0.60 and 0.59 s with the exact arithmetic on 12-04, down from 0.99 and 1.02 s; the
-sparse leaves take 0.69 and 0.75 of that, about 0.36 and 0.41 s on that machine: an estimate,
-the arenas showing it as strong are still to run). ``mcts:12000`` at three players
-(0.31 s; three times 0.3.0's budget). ``mcts:4000`` at five and six (0.18 s)."""
+the compiled build"). ``neural-mcts:4000`` at two and four players, where matches of 96 games
+showed it stronger than ``mcts``: 0.3.0's budget, now searched by a compiled tree over sparse
+leaves that the network reads eight at a time (:data:`gonuts.bots.neural_mcts.BATCH`). Against
+a common opponent the batched search won +3.1 (heads-up) and +9.4 (four players) points more of
+the same 96 deals than before, intervals holding 0. CPU per decision, one core, on 12-07's slow
+host (0.55–0.62 of 12-04's speed): a median of 0.47–0.65 s heads-up and 0.68–0.79 s at four
+players, down from 0.91–0.99 and 1.14 s. ``mcts:12000`` at three players (0.31 s on 12-04;
+three times 0.3.0's budget), ``mcts:4000`` at five and six (0.17 s on 12-04)."""
 
 HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]
 """The network's search budget at ``hard`` (two and four players), and ``mcts``'s at five and
@@ -142,7 +143,7 @@ def _describe_hard() -> str:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": _describe_hard() + " (compiled: 0.2–0.7 s of CPU a decision)",
+    "hard": _describe_hard() + " (compiled: 0.2–0.8 s of CPU a decision)",
 }
 
 

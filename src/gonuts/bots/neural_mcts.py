@@ -11,6 +11,9 @@ simultaneous selections stay simultaneous). Unlike ``mcts`` there are no random 
   expected win share) and every acting player priors over its legal actions;
 * descent picks, for each acting player, the action maximising ``Q + c·P·√N / (1 + n)``
   (PUCT), with ``Q`` the mean backed-up value (the node's own estimate before any visit);
+* descents go eight at a time (:data:`BATCH`): each choice counts at once as a visit worth
+  nothing (a virtual loss, so the batch spreads), and the network reads the batch's new leaves
+  in one forward pass;
 * the new leaf's values (or the true result, win share plus a little margin, at the end of a
   game) are backed up to every player's statistics on the path.
 
@@ -48,8 +51,9 @@ mostly reading the matrix, once per call however many rows (docs/bots.md, "Batch
 
 class Expander:
     """Makes the search's new nodes: one forward pass of the network over every seat's
-    observation of the sampled state (encoded from the state, :mod:`gonuts.bots.observe`, into
-    a buffer kept between leaves), priors by a softmax over each acting player's legal logits.
+    observation of the sampled states (encoded from the state, :mod:`gonuts.bots.observe`, into
+    a buffer kept between leaves; the sparse way, a whole batch of leaves in one pass,
+    :meth:`many`), priors by a softmax over each acting player's legal logits.
 
     Two ways to the same numbers, up to float32 rounding:
 
@@ -68,9 +72,7 @@ class Expander:
     break a near-tie the other way.
     """
 
-    def __init__(
-        self, net: Network, players: int, *, exact: bool = False, batch: int = 1
-    ) -> None:
+    def __init__(self, net: Network, players: int, *, exact: bool = False, batch: int = 1) -> None:
         self.net = net
         self.players = players
         self.own = type(net).forward is Network.forward
