@@ -115,17 +115,14 @@ def legal_rows(
     """Each acting player's legal action ids, and where their logits go: flat indices into one
     row of ``width`` per acting player (``j * width + env id``) and into the network's rows of
     every seat (``seat * width + env id``)."""
-    legal: list[Sequence[int]] = []
+    legals, source = leaf_rows([g], [acting], width)
+    legal = legals[0]
     rows: list[int] = []
-    source: list[int] = []
-    n = g.n
-    for j in range(len(acting)):
-        p = acting[j]
-        ids = rules.legal_ids(g, p)
-        legal.append(ids)
-        for e in env_ids(ids, p, n):
-            rows.append(j * width + e)
-            source.append(p * width + e)
+    at = 0
+    for j in range(len(legal)):
+        for _ in range(len(legal[j])):
+            rows.append(j * width + source[at] % width)
+            at += 1
     return legal, rows, source
 
 
