@@ -14,7 +14,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ from playwright.sync_api import (
     Page,
     Playwright,
     ViewportSize,
+    WebSocket,
+    expect,
     sync_playwright,
 )
 
@@ -49,6 +51,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+EXPECT_TIMEOUT_MS = 15_000
+"""How long an ``expect`` waits (Playwright's default is 5 s), as long as the contexts' own
+default below: CI runs two test workers on two cores beside Chromium, and a page that shows
+its state after 5 s there is slow, not broken. A page that never shows it still fails."""
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 ANIMATION_MS = 40
 """A short reveal animation: it still runs (and is exercised) but keeps the tests quick."""
@@ -123,6 +130,10 @@ class Contexts:
         self.opened: list[BrowserContext] = []
         self.errors: list[str] = []
         """Uncaught script errors of every page made here (a test ends by checking it is empty)."""
+        self.log: list[str] = []
+        """What the pages did, timed (navigations, sockets, their frames' types, console
+        errors): printed under a failed test's report, so a failure in CI can be read."""
+        self.started = time.monotonic()
 
     def new(
         self, *, locale: str = "en-GB", phone: bool = False, touch: bool = False
@@ -144,17 +155,55 @@ class Contexts:
 
     def page(self, *, locale: str = "en-GB", phone: bool = False, touch: bool = False) -> Page:
         page = self.new(locale=locale, phone=phone, touch=touch).new_page()
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        page.on("console", self._on_console)
+        number = len(self.opened)
+        page.on("pageerror", lambda exc: self._on_error(number, str(exc)))
+        page.on("console", lambda message: self._on_console(number, message))
+        page.on("framenavigated", lambda frame: self._note(number, f"at {frame.url}"))
+        page.on("websocket", lambda ws: self._on_socket(number, ws))
         return page
 
-    def _on_console(self, message: ConsoleMessage) -> None:
+    def _note(self, page: int, what: str) -> None:
+        self.log.append(f"{time.monotonic() - self.started:7.3f}s page {page}: {what}")
+
+    def _on_error(self, page: int, error: str) -> None:
+        self.errors.append(error)
+        self._note(page, f"uncaught {error}")
+
+    def _on_console(self, page: int, message: ConsoleMessage) -> None:
+        if message.type in ("error", "warning"):
+            self._note(page, f"console {message.type}: {message.text[:300]}")
         if "Content Security Policy" in message.text:
             self.errors.append(message.text)
+
+    def _on_socket(self, page: int, ws: WebSocket) -> None:
+        name = ws.url.rsplit("/", 1)[-1]
+        self._note(page, f"socket {name} opened")
+
+        def frame(direction: str, payload: str | bytes) -> None:
+            text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+            kind = text[:60].split('"type":', 1)[-1].split(",", 1)[0] if '"type":' in text else "?"
+            self._note(page, f"socket {name} {direction} {kind} ({len(text)} chars)")
+
+        ws.on("framesent", lambda payload: frame("sent", payload))
+        ws.on("framereceived", lambda payload: frame("got", payload))
+        ws.on("socketerror", lambda error: self._note(page, f"socket {name} error {error}"))
+        ws.on("close", lambda _: self._note(page, f"socket {name} closed"))
 
     def close(self) -> None:
         for context in self.opened:
             context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed browser test's report carries what its pages did (``Contexts.log``)."""
+    report: pytest.TestReport = yield
+    made = getattr(item, "funcargs", {}).get("contexts")
+    if report.failed and isinstance(made, Contexts) and made.log:
+        report.sections.append(("browser log", "\n".join(made.log[-200:])))
+    return report
 
 
 @pytest.fixture

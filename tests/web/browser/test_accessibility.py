@@ -102,7 +102,7 @@ def test_reduced_motion_turns_the_animations_off(contexts: Contexts, module_db_u
           const e = document.querySelector(".player.thinking");
           return e !== null && getComputedStyle(e, "::before").animationName === "none";
         }""",
-        timeout=5000,
+        timeout=15_000,
     )
     page.evaluate(
         """() => {

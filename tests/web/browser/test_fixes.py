@@ -273,13 +273,19 @@ def test_the_steal_dialog_asks_for_the_opponent_then_the_card(contexts: Contexts
 MAX_MARKERS = """
 () => {
   window.__maxMine = 0;
+  window.__outcomes = 0;
   const count = () => {
     const n = document.querySelectorAll('.marker[data-seat="0"]').length;
     window.__maxMine = Math.max(window.__maxMine, n);
+    const shown = document.querySelectorAll('.slot .outcome').length;
+    window.__outcomes = Math.max(window.__outcomes, shown);
   };
   new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
 }
 """
+"""Counted in the page at every change of the DOM: the most cards bearing seat 0's name at
+once, and the most reveal outcomes ("taken by …") on the row at once. The reveal lasts about a
+second, so polling from the test for its transient labels could miss it on a busy machine."""
 
 
 def test_your_name_shows_once_on_your_card_during_the_reveal(contexts: Contexts) -> None:
@@ -289,7 +295,9 @@ def test_your_name_shows_once_on_your_card_during_the_reveal(contexts: Contexts)
     wait_for_table(page)
     page.evaluate(MAX_MARKERS)
     page.get_by_test_id("pick-1").click()
-    expect(page.locator(".slot .outcome").first).to_be_visible()  # the reveal is playing
+    # the reveal played (a card taken, or contested and discarded) ...
+    page.wait_for_function("() => window.__outcomes > 0")
+    # ... and is over: the next round's row can be chosen from
     expect(page.locator("[data-testid=row] button.card:enabled").first).to_be_visible()
     most = page.evaluate("window.__maxMine")
     assert most == 1, f"seat 0's name was on {most} cards at once during the reveal"
