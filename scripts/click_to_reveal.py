@@ -46,8 +46,8 @@ def free_port() -> int:
         return port
 
 
-def start_server(workers: int, folder: Path) -> tuple[str, Any]:
-    """The app in a thread of this process; its address and the uvicorn server."""
+def start_server(workers: int, folder: Path) -> tuple[str, Any, threading.Thread]:
+    """The app in a thread of this process; its address, the uvicorn server and its thread."""
     import uvicorn  # noqa: PLC0415 - only when the script starts its own server
 
     from gonuts.server.app import create_app  # noqa: PLC0415
@@ -56,13 +56,14 @@ def start_server(workers: int, folder: Path) -> tuple[str, Any]:
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
-    threading.Thread(target=server.run, daemon=True).start()
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline:
             raise SystemExit("the server did not start")
         time.sleep(0.05)
-    return f"http://127.0.0.1:{port}", server
+    return f"http://127.0.0.1:{port}", server, thread
 
 
 async def one_game(
@@ -202,10 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder:
-        server = None
+        server = thread = None
         base = args.url
         if base is None:
-            base, server = start_server(args.workers, Path(folder))
+            base, server, thread = start_server(args.workers, Path(folder))
             time.sleep(3)  # the thinking processes start (they import the bots)
         try:
             for players in args.players:
@@ -228,8 +229,11 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
         finally:
-            if server is not None:
+            if server is not None and thread is not None:
+                # Let the app shut down (its bots' decisions and thinking processes end) before
+                # the interpreter does: a decision still in flight at exit would log a traceback.
                 server.should_exit = True
+                thread.join(timeout=30)
     return 0
 
 

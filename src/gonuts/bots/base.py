@@ -120,10 +120,10 @@ the compiled build"). ``neural-mcts:4000`` at two and four players, where matche
 showed it stronger than ``mcts``: 0.3.0's budget, now searched by a compiled tree over sparse
 leaves that the network reads eight at a time (:data:`gonuts.bots.neural_mcts.BATCH`). Against
 a common opponent the batched search won +3.1 (heads-up) and +9.4 (four players) points more of
-the same 96 deals than before, intervals holding 0. CPU per decision, one core, on 12-07's slow
-host (0.55–0.62 of 12-04's speed): a median of 0.47–0.65 s heads-up and 0.68–0.79 s at four
-players, down from 0.91–0.99 and 1.14 s. ``mcts:12000`` at three players (0.31 s on 12-04;
-three times 0.3.0's budget), ``mcts:4000`` at five and six (0.17 s on 12-04)."""
+the same 96 deals than before, intervals holding 0. CPU per decision, one core, 2026-12-08: a median
+of 0.27–0.39 s heads-up and 0.34–0.39 s at four players (0.47–0.79 s on 12-07's host at half
+speed). ``mcts:12000`` at three players (0.35–0.41 s; three times 0.3.0's budget, stronger
+than it over 96 games), ``mcts:4000`` at five and six (0.20–0.24 s)."""
 
 HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]
 """The network's search budget at ``hard`` (two and four players), and ``mcts``'s at five and
@@ -143,7 +143,7 @@ def _describe_hard() -> str:
 DIFFICULTIES: Final = {
     "easy": "greedy playing at random one time in three",
     "medium": "greedy",
-    "hard": _describe_hard() + " (compiled: 0.2–0.8 s of CPU a decision)",
+    "hard": _describe_hard() + " (compiled: 0.2–0.5 s of CPU a decision)",
 }
 
 
