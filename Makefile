@@ -50,8 +50,8 @@ play: setup
 	$(BIN)/gonuts play --players 3 --humans 1
 
 lint: setup-test
-	$(BIN)/ruff check src tests examples
-	$(BIN)/ruff format --check src tests examples
+	$(BIN)/ruff check src tests examples scripts
+	$(BIN)/ruff format --check src tests examples scripts
 
 typecheck: setup-test
 	$(BIN)/mypy

@@ -28,7 +28,11 @@ GAME_TIMEOUT = 180.0
 
 async def play(base: str) -> int:
     async with httpx.AsyncClient(base_url=base, timeout=30, trust_env=False) as http:
-        seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
+        seats = [
+            {"kind": "human"},
+            {"kind": "bot", "level": "easy"},
+            {"kind": "bot", "level": "easy"},
+        ]
         table_id, seat, token = await create_table(http, seats, "Smoke")
         print(f"table {table_id}: seat {seat} against two easy bots", flush=True)
         ws_base = "ws" + base.removeprefix("http")
