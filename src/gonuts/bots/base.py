@@ -120,10 +120,10 @@ the compiled build"). ``neural-mcts:4000`` at two and four players, where matche
 showed it stronger than ``mcts``: 0.3.0's budget, now searched by a compiled tree over sparse
 leaves that the network reads eight at a time (:data:`gonuts.bots.neural_mcts.BATCH`). Against
 a common opponent the batched search won +3.1 (heads-up) and +9.4 (four players) points more of
-the same 96 deals than before, intervals holding 0. CPU per decision, one core, 2026-12-08: a median
-of 0.27–0.39 s heads-up and 0.34–0.39 s at four players (0.47–0.79 s on 12-07's host at half
-speed). ``mcts:12000`` at three players (0.35–0.41 s; three times 0.3.0's budget, stronger
-than it over 96 games), ``mcts:4000`` at five and six (0.20–0.24 s)."""
+the same 96 deals than before, intervals holding 0. CPU per decision, one core, 2026-12-08:
+a median of 0.27–0.39 s heads-up and 0.34–0.39 s at four players (0.47–0.79 s on 12-07's host
+at half speed). ``mcts:12000`` at three players (0.35–0.41 s; three times 0.3.0's budget, at
+least as strong over 96 games), ``mcts:4000`` at five and six (0.20–0.24 s)."""
 
 HARD_ITERATIONS: Final = HARD_BUDGETS[4][1]
 """The network's search budget at ``hard`` (two and four players), and ``mcts``'s at five and

@@ -9,6 +9,7 @@ these machines); the tests are skipped when it or Playwright is missing.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import socket
@@ -180,9 +181,12 @@ class Contexts:
         self._note(page, f"socket {name} opened")
 
         def frame(direction: str, payload: str | bytes) -> None:
-            text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
-            kind = text[:60].split('"type":', 1)[-1].split(",", 1)[0] if '"type":' in text else "?"
-            self._note(page, f"socket {name} {direction} {kind} ({len(text)} chars)")
+            try:
+                message = json.loads(payload)
+            except ValueError:
+                message = None
+            kind = message.get("type", "?") if isinstance(message, dict) else "?"
+            self._note(page, f"socket {name} {direction} {kind} ({len(payload)} chars)")
 
         ws.on("framesent", lambda payload: frame("sent", payload))
         ws.on("framereceived", lambda payload: frame("got", payload))

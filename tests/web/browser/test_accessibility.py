@@ -101,8 +101,7 @@ def test_reduced_motion_turns_the_animations_off(contexts: Contexts, module_db_u
         """() => {
           const e = document.querySelector(".player.thinking");
           return e !== null && getComputedStyle(e, "::before").animationName === "none";
-        }""",
-        timeout=15_000,
+        }"""
     )
     page.evaluate(
         """() => {
